@@ -1,0 +1,237 @@
+//! Attack detection: "could a piece of colour `by` capture on `target`?"
+//!
+//! Simple moves are looked up backwards from the target: along each of the eight lines the
+//! first piece met is asked how far it captures in that direction (`cap_range`), and every leap
+//! vector of the variant is checked once (`leap_attacks`). Pieces with complex captures (hook,
+//! area, range jump, skip slides, capture-then-step, emperor) are asked one by one.
+//!
+//! An overlay lets callers ask hypothetical questions without touching the board: squares to
+//! treat as empty, and a square whose piece does not count as an attacker.
+
+use crate::position::Position;
+use crate::variant::{cell_color, cell_type, Cell, Color, Special, EMPTY, WALL};
+
+/// Hypothetical changes for an attack query.
+#[derive(Clone, Copy, Default)]
+pub struct Overlay {
+    /// Squares treated as empty (0 = unused).
+    pub empty: [u16; 2],
+    /// A square whose piece is ignored as an attacker (0 = unused).
+    pub exclude: u16,
+}
+
+impl Overlay {
+    pub const NONE: Overlay = Overlay { empty: [0, 0], exclude: 0 };
+}
+
+impl Position {
+    #[inline(always)]
+    fn cell_ov(&self, s: u16, ov: &Overlay) -> Cell {
+        if s == ov.empty[0] || s == ov.empty[1] {
+            EMPTY
+        } else {
+            self.board[s as usize]
+        }
+    }
+
+    /// Is `target` attacked by a piece of colour `by`?
+    #[inline]
+    pub fn attacked_by(&self, target: u16, by: Color) -> bool {
+        self.attacked_ov(target, by, &Overlay::NONE)
+    }
+
+    /// Is colour `c`'s single royal in check (check-rule variants)?
+    #[inline]
+    pub fn in_check_of(&self, c: Color) -> bool {
+        let k = self.king[c.idx()];
+        k != 0 && self.attacked_by(k, c.flip())
+    }
+
+    /// Is the side to move in check?
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.v.rules.check && self.in_check_of(self.side)
+    }
+
+    /// Attack query with an overlay.
+    pub fn attacked_ov(&self, target: u16, by: Color, ov: &Overlay) -> bool {
+        let v = &*self.v;
+        let bi = by.idx();
+        let by_bit = by.bit();
+        // Lines: the first piece met backwards along each direction.
+        for (di, &d) in v.dirs8.iter().enumerate() {
+            let mut s = target as i16;
+            let mut k: u8 = 0;
+            loop {
+                s -= d;
+                k = k.saturating_add(1);
+                let c = self.cell_ov(s as u16, ov);
+                if c == EMPTY {
+                    continue;
+                }
+                if c == WALL {
+                    break;
+                }
+                if c & by_bit != 0 && s as u16 != ov.exclude {
+                    let t = &v.types[cell_type(c) as usize];
+                    if t.cap_range[bi][di] >= k {
+                        return true;
+                    }
+                }
+                break;
+            }
+        }
+        // Leaps.
+        for (d, types) in &v.leap_attacks[bi] {
+            let s = target as i32 - *d as i32;
+            if s < 0 || s as usize >= v.size {
+                continue;
+            }
+            let c = self.cell_ov(s as u16, ov);
+            if c != EMPTY && c != WALL && c & by_bit != 0 && s as u16 != ov.exclude && types[cell_type(c) as usize] {
+                return true;
+            }
+        }
+        if v.any_complex {
+            for &s in &self.plist[bi] {
+                if s == ov.exclude || s == ov.empty[0] || s == ov.empty[1] {
+                    continue;
+                }
+                let t = &v.types[cell_type(self.board[s as usize]) as usize];
+                if t.complex && self.complex_reaches(s, by, target, ov) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Can the complex atoms of the piece on `from` (colour `by`) capture on `target`?
+    fn complex_reaches(&self, from: u16, by: Color, target: u16, ov: &Overlay) -> bool {
+        let v = &*self.v;
+        let t = &v.types[cell_type(self.board[from as usize]) as usize];
+        let g = &t.gen[by.idx()];
+        let enemy_of_attacker = |c: Cell| c != EMPTY && c != WALL && cell_color(c) != by;
+        for r in &g.rides {
+            if r.min <= 1 || !r.mode.can_capture() {
+                continue;
+            }
+            let mut s = from as i16;
+            for k in 1..=r.max {
+                s += r.d;
+                let c = self.cell_ov(s as u16, ov);
+                if c == WALL {
+                    break;
+                }
+                if k < r.min {
+                    continue;
+                }
+                if s as u16 == target {
+                    return true;
+                }
+                if c != EMPTY {
+                    break;
+                }
+            }
+        }
+        for sp in &g.special {
+            match sp {
+                Special::DblCap { d, second } => {
+                    let m = (from as i16 + d) as u16;
+                    if enemy_of_attacker(self.cell_ov(m, ov)) && second.iter().any(|&d2| (m as i16 + d2) as u16 == target)
+                    {
+                        return true;
+                    }
+                }
+                Special::RangeJump { d } => {
+                    let mut s = from as i16;
+                    loop {
+                        s += d;
+                        let c = self.cell_ov(s as u16, ov);
+                        if c == WALL {
+                            break;
+                        }
+                        if s as u16 == target {
+                            return true;
+                        }
+                        if c != EMPTY && v.types[cell_type(c) as usize].jump_rank >= t.jump_rank {
+                            break;
+                        }
+                    }
+                }
+                Special::Area { steps } => {
+                    if self.area_reaches(from, *steps, target, ov) {
+                        return true;
+                    }
+                }
+                Special::Hook { d, turns } => {
+                    let mut e = from as i16;
+                    loop {
+                        e += d;
+                        let c = self.cell_ov(e as u16, ov);
+                        if c == WALL {
+                            break;
+                        }
+                        if e as u16 == target {
+                            return true;
+                        }
+                        if c != EMPTY {
+                            break;
+                        }
+                        for &p in turns {
+                            let mut s = e;
+                            loop {
+                                s += p;
+                                let c2 = self.cell_ov(s as u16, ov);
+                                if c2 == WALL {
+                                    break;
+                                }
+                                if s as u16 == target {
+                                    return true;
+                                }
+                                if c2 != EMPTY {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                Special::Emperor => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// Can an area move of up to `steps` king steps from `from` end on `target`?
+    fn area_reaches(&self, from: u16, steps: u8, target: u16, ov: &Overlay) -> bool {
+        let v = &*self.v;
+        let mut frontier: [u16; 64] = [0; 64];
+        let mut nf = 1;
+        frontier[0] = from;
+        let mut seen: [u16; 64] = [0; 64];
+        let mut ns = 0;
+        for _ in 0..steps {
+            let mut next: [u16; 64] = [0; 64];
+            let mut nn = 0;
+            for &p in &frontier[..nf] {
+                for &d in &v.dirs8 {
+                    let s = (p as i16 + d) as u16;
+                    if s == target {
+                        return true;
+                    }
+                    let c = self.cell_ov(s, ov);
+                    if (c == EMPTY || s == from) && !seen[..ns].contains(&s) && ns < 64 && nn < 64 {
+                        seen[ns] = s;
+                        ns += 1;
+                        next[nn] = s;
+                        nn += 1;
+                    }
+                }
+            }
+            frontier = next;
+            nf = nn;
+        }
+        false
+    }
+}
