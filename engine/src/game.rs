@@ -103,13 +103,22 @@ pub struct Game {
     status: Status,
     /// Draw when this many plies have been played (0 = no cap).
     pub max_plies: u32,
+    /// Legal moves of the current position (game rules applied).
+    legal: MoveList,
     scratch: MoveList,
 }
 
 impl Game {
     pub fn new(pos: Position) -> Game {
-        let mut g = Game { pos, history: Vec::new(), status: Status::Ongoing, max_plies: 0, scratch: MoveList::with_capacity(256) };
-        g.status = g.compute_status();
+        let mut g = Game {
+            pos,
+            history: Vec::new(),
+            status: Status::Ongoing,
+            max_plies: 0,
+            legal: MoveList::with_capacity(256),
+            scratch: MoveList::with_capacity(256),
+        };
+        g.refresh();
         g
     }
 
@@ -128,6 +137,36 @@ impl Game {
     /// Moves played so far.
     pub fn moves(&self) -> impl Iterator<Item = Move> + '_ {
         self.history.iter().map(|p| p.undo.mv)
+    }
+
+    /// Legal moves of the current position under the game rules (cached; empty once over
+    /// by royal capture).
+    pub fn legal(&self) -> &[Move] {
+        &self.legal
+    }
+
+    /// Set the ply cap (draw when reached) and re-evaluate the status.
+    pub fn set_max_plies(&mut self, n: u32) {
+        self.max_plies = n;
+        self.refresh();
+    }
+
+    /// Parse a USI move and check it against the game rules (repetition included).
+    pub fn parse_usi(&self, s: &str) -> crate::Result<Move> {
+        if self.status.is_over() {
+            return Err(crate::EngineError::Illegal {
+                input: s.to_string(),
+                reason: format!("the game is already over ({})", self.status),
+            });
+        }
+        let m = self.pos.parse_usi(s)?;
+        if !self.legal.contains(&m) {
+            return Err(crate::EngineError::Illegal {
+                input: s.to_string(),
+                reason: "it would repeat an earlier position, which this variant forbids".into(),
+            });
+        }
+        Ok(m)
     }
 
     /// Legal moves in this game (the position's, minus repetitions the variant forbids).
@@ -168,14 +207,21 @@ impl Game {
         let check = track_check && self.gives_check(mover);
         let attacking = track_attack && (self.gives_check(mover) || self.moved_piece_attacks(&undo, mover));
         self.history.push(Ply { hash_before, undo, check, attacking });
+        self.refresh();
+    }
+
+    fn refresh(&mut self) {
         self.status = self.compute_status();
+        if self.status.is_over() {
+            self.legal.clear();
+        }
     }
 
     /// Undo the last move.
     pub fn unplay(&mut self) -> Option<Move> {
         let p = self.history.pop()?;
         self.pos.unplay(&p.undo);
-        self.status = self.compute_status();
+        self.refresh();
         Some(p.undo.mv)
     }
 
@@ -225,6 +271,11 @@ impl Game {
         let v = std::sync::Arc::clone(self.pos.variant());
         let us = self.pos.side_to_move();
         let them = us.flip();
+        let mut list = std::mem::take(&mut self.legal);
+        list.clear();
+        self.legal_moves(&mut list);
+        let no_moves = list.is_empty();
+        self.legal = list;
         if !v.rules.check {
             // Royal capture: the mover wins if the side to move has no royal left (even if the
             // mover lost its own last royal on the same move).
@@ -243,11 +294,6 @@ impl Game {
                 }
             }
         }
-        self.scratch.clear();
-        let mut list = std::mem::take(&mut self.scratch);
-        self.legal_moves(&mut list);
-        let no_moves = list.is_empty();
-        self.scratch = list;
         if no_moves {
             let t = if self.pos.in_check() { Termination::Checkmate } else { Termination::Stalemate };
             return Status::Win(them, t);

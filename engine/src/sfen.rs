@@ -319,3 +319,38 @@ fn parse_hands(pos: &mut Position, input: &str, s: &str) -> Result<()> {
     Ok(())
 }
 
+
+impl Position {
+    /// A text diagram of the board (files high to low, ranks a.. top to bottom), White in
+    /// lower case, as in the rules references.
+    pub fn diagram(&self) -> String {
+        let v = &self.v;
+        let w = v.types.iter().map(|t| t.token.len()).max().unwrap_or(1).max(2) + 1;
+        let mut s = String::new();
+        s.push_str("   ");
+        for x in 0..v.files as i16 {
+            s.push_str(&format!("{:>w$}", v.files as i16 - x));
+        }
+        s.push('\n');
+        for y in 0..v.ranks as i16 {
+            s.push_str(&format!("{:>3}", (b'a' + y as u8) as char));
+            for x in 0..v.files as i16 {
+                let c = self.board[v.sq(x, y) as usize];
+                let tok = if c == EMPTY {
+                    ".".to_string()
+                } else {
+                    let t = &v.types[cell_type(c) as usize].token;
+                    if cell_color(c) == Color::White {
+                        t.to_ascii_lowercase()
+                    } else {
+                        t.clone()
+                    }
+                };
+                s.push_str(&format!("{tok:>w$}"));
+            }
+            s.push('\n');
+        }
+        s.push_str(&format!("side to move: {}\n", if self.side == Color::Black { "black" } else { "white" }));
+        s
+    }
+}
