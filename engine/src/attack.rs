@@ -88,7 +88,12 @@ impl Position {
                 continue;
             }
             let c = self.cell_ov(s as u16, ov);
-            if c != EMPTY && c != WALL && c & by_bit != 0 && s as u16 != ov.exclude && types[cell_type(c) as usize] {
+            if c != EMPTY
+                && c != WALL
+                && c & by_bit != 0
+                && s as u16 != ov.exclude
+                && types[cell_type(c) as usize]
+            {
                 return true;
             }
         }
@@ -138,7 +143,8 @@ impl Position {
             match sp {
                 Special::DblCap { d, second } => {
                     let m = (from as i16 + d) as u16;
-                    if enemy_of_attacker(self.cell_ov(m, ov)) && second.iter().any(|&d2| (m as i16 + d2) as u16 == target)
+                    if enemy_of_attacker(self.cell_ov(m, ov))
+                        && second.iter().any(|&d2| (m as i16 + d2) as u16 == target)
                     {
                         return true;
                     }

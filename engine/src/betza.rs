@@ -271,7 +271,10 @@ fn parse_betza(s: &str) -> Result<Vec<Simple>, BetzaError> {
             let ride = rides || range.is_some();
             let r = range.unwrap_or(if rides { 255 } else { 1 });
             if vectors.is_empty() && letter != 'K' && letter != 'Q' {
-                return Err(err(s, format!("modifiers '{mods}' select no direction of '{letter}'")));
+                return Err(err(
+                    s,
+                    format!("modifiers '{mods}' select no direction of '{letter}'"),
+                ));
             }
             out.push(Simple { vectors, ride, range: r, mode });
         }

@@ -205,7 +205,8 @@ impl Game {
         let track_check = self.pos.v.rules.repetition == RepetitionRule::PerpetualCheckLoses;
         let track_attack = self.pos.v.rules.repetition == RepetitionRule::AttackerLoses;
         let check = track_check && self.gives_check(mover);
-        let attacking = track_attack && (self.gives_check(mover) || self.moved_piece_attacks(&undo, mover));
+        let attacking =
+            track_attack && (self.gives_check(mover) || self.moved_piece_attacks(&undo, mover));
         self.history.push(Ply { hash_before, undo, check, attacking });
         self.refresh();
     }
@@ -246,7 +247,9 @@ impl Game {
         }
         let them = mover.flip();
         let pos = &self.pos;
-        pos.pieces(them).iter().any(|&t| pos.piece_attacks_from(sq, c, t, &crate::attack::Overlay::NONE))
+        pos.pieces(them)
+            .iter()
+            .any(|&t| pos.piece_attacks_from(sq, c, t, &crate::attack::Overlay::NONE))
             || {
                 // complex movers: ask the generator
                 let v = pos.variant();
@@ -295,7 +298,8 @@ impl Game {
             }
         }
         if no_moves {
-            let t = if self.pos.in_check() { Termination::Checkmate } else { Termination::Stalemate };
+            let t =
+                if self.pos.in_check() { Termination::Checkmate } else { Termination::Stalemate };
             return Status::Win(them, t);
         }
         if let Some(s) = self.repetition_status() {
@@ -417,7 +421,8 @@ impl Game {
         let pos = &self.pos;
         let v = &pos.v;
         for c in [Color::Black, Color::White] {
-            let live: Vec<u16> = pos.pieces(c).iter().copied().filter(|&s| !self.is_dead(s)).collect();
+            let live: Vec<u16> =
+                pos.pieces(c).iter().copied().filter(|&s| !self.is_dead(s)).collect();
             if live.len() != 1 || !v.types[cell_type(pos.cell(live[0])) as usize].royal {
                 return false;
             }
@@ -432,7 +437,8 @@ impl Game {
         let pos = &self.pos;
         pos.pieces(Color::Black).len() == 1
             && pos.pieces(Color::White).len() == 1
-            && (0..pos.v.max_hand).all(|h| pos.hand(Color::Black, h) == 0 && pos.hand(Color::White, h) == 0)
+            && (0..pos.v.max_hand)
+                .all(|h| pos.hand(Color::Black, h) == 0 && pos.hand(Color::White, h) == 0)
     }
 
     /// 27-point declaration (shared/rules/shogi.md 7.2): does `c` satisfy it now?

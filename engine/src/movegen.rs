@@ -128,7 +128,8 @@ impl<'a> Gen<'a> {
         let g = &t.gen[self.us.idx()];
         let lion_rules = self.lion_rules && (pos.lion_sq != 0 || t.lion);
         self.piece_start = self.out.len();
-        self.dedupe = !g.special.is_empty() && (g.special.len() + g.rides.len() + g.leaps.len() > 1);
+        self.dedupe =
+            !g.special.is_empty() && (g.special.len() + g.rides.len() + g.leaps.len() > 1);
         self.passed = false;
         for &(d, mode) in &g.leaps {
             let to = (from as i16 + d) as u16;
@@ -351,7 +352,8 @@ impl<'a> Gen<'a> {
             if !(cs[k] == EMPTY || is_enemy(cs[k], own)) {
                 continue;
             }
-            let enemies: Vec<u16> = (0..k).filter(|&j| is_enemy(cs[j], own)).map(|j| sq[j] as u16).collect();
+            let enemies: Vec<u16> =
+                (0..k).filter(|&j| is_enemy(cs[j], own)).map(|j| sq[j] as u16).collect();
             let subsets = 1u32 << enemies.len();
             for mask in 0..subsets {
                 let mut mids = [0u16; 2];
@@ -447,7 +449,9 @@ impl<'a> Gen<'a> {
                 self.emit(t, Move::new(from, s), false);
             } else if is_enemy(c, self.own) {
                 let vt = &v.types[cell_type(c) as usize];
-                if (vt.royal || v.rules.emperor_any_protected) && pos.emperor_capture_protected(from, s, self.us) {
+                if (vt.royal || v.rules.emperor_any_protected)
+                    && pos.emperor_capture_protected(from, s, self.us)
+                {
                     continue;
                 }
                 self.emit(t, Move::new(from, s), true);
@@ -560,7 +564,10 @@ impl Position {
                     Some(&(_, d)) => self.on_line(king, d, m.to),
                 }
             };
-            let ok = ok && !(m.is_drop() && self.v.types[m.drop_type() as usize].no_drop_mate && scratch.is_drop_mate(m));
+            let ok = ok
+                && !(m.is_drop()
+                    && self.v.types[m.drop_type() as usize].no_drop_mate
+                    && scratch.is_drop_mate(m));
             if ok {
                 out[w] = m;
                 w += 1;
@@ -572,7 +579,9 @@ impl Position {
     fn filter_drop_mate(&self, out: &mut MoveList, start: usize) {
         let mut scratch = self.clone();
         out.retain(|m| {
-            !(m.is_drop() && self.v.types[m.drop_type() as usize].no_drop_mate && scratch.is_drop_mate(*m))
+            !(m.is_drop()
+                && self.v.types[m.drop_type() as usize].no_drop_mate
+                && scratch.is_drop_mate(*m))
         });
         let _ = start;
     }
@@ -735,7 +744,13 @@ impl Position {
     }
 
     /// Would the piece `cell` standing on `from` capture on `target` (overlay applied)?
-    pub(crate) fn piece_attacks_from(&self, from: u16, cell: Cell, target: u16, ov: &Overlay) -> bool {
+    pub(crate) fn piece_attacks_from(
+        &self,
+        from: u16,
+        cell: Cell,
+        target: u16,
+        ov: &Overlay,
+    ) -> bool {
         let v = &*self.v;
         let c = cell_color(cell);
         let t = &v.types[cell_type(cell) as usize];
@@ -747,7 +762,11 @@ impl Position {
                 let mut s = from as i16 + step;
                 let mut clear = true;
                 while s as u16 != target {
-                    let cc = if s as u16 == ov.empty[0] || s as u16 == ov.empty[1] { EMPTY } else { self.board[s as usize] };
+                    let cc = if s as u16 == ov.empty[0] || s as u16 == ov.empty[1] {
+                        EMPTY
+                    } else {
+                        self.board[s as usize]
+                    };
                     if cc != EMPTY {
                         clear = false;
                         break;
@@ -770,7 +789,12 @@ impl Position {
         // Enemy emperors (their squares) other than the victim.
         let mut enemy_emperor = 0u16;
         for &p in &self.plist[them.idx()] {
-            if p != s && v.types[cell_type(self.board[p as usize]) as usize].gen[0].special.iter().any(|x| matches!(x, Special::Emperor)) {
+            if p != s
+                && v.types[cell_type(self.board[p as usize]) as usize].gen[0]
+                    .special
+                    .iter()
+                    .any(|x| matches!(x, Special::Emperor))
+            {
                 enemy_emperor = p;
             }
         }

@@ -228,7 +228,8 @@ impl Position {
         self.board[from as usize] = EMPTY;
         self.board[to as usize] = new;
         self.hash ^= self.v.zob_piece(old, from) ^ self.v.zob_piece(new, to);
-        let (to_old, to_new) = (&self.v.types[cell_type(old) as usize], &self.v.types[cell_type(new) as usize]);
+        let (to_old, to_new) =
+            (&self.v.types[cell_type(old) as usize], &self.v.types[cell_type(new) as usize]);
         if to_old.royal || to_new.royal {
             let c = cell_color(old);
             self.royals[ci] = self.royals[ci] - to_old.royal as u16 + to_new.royal as u16;
@@ -265,7 +266,8 @@ impl Position {
         }
         if nifu_delta != 0 {
             let (x, _) = self.v.xy(sq);
-            self.nifu_files[ci][x as usize] = (self.nifu_files[ci][x as usize] as i32 + nifu_delta) as u8;
+            self.nifu_files[ci][x as usize] =
+                (self.nifu_files[ci][x as usize] as i32 + nifu_delta) as u8;
         }
     }
 
@@ -382,7 +384,10 @@ impl Position {
         // Passive burn: ending next to an enemy burner destroys the mover.
         let next_to_burner = dirs.iter().any(|&d| {
             let c = self.board[(to as i16 + d) as usize];
-            c != EMPTY && c != WALL && cell_color(c) == them && self.v.types[cell_type(c) as usize].burns
+            c != EMPTY
+                && c != WALL
+                && cell_color(c) == them
+                && self.v.types[cell_type(c) as usize].burns
         });
         if next_to_burner {
             if self.board[to as usize] != EMPTY {
@@ -475,7 +480,10 @@ impl Position {
 
     /// Structural equality of two positions (board, hands, side, counter-strike square).
     pub fn same_as(&self, o: &Position) -> bool {
-        self.board == o.board && self.hands == o.hands && self.side == o.side && self.lion_sq == o.lion_sq
+        self.board == o.board
+            && self.hands == o.hands
+            && self.side == o.side
+            && self.lion_sq == o.lion_sq
     }
 
     /// Check internal consistency (piece lists, counters, hash). For tests.
@@ -486,7 +494,10 @@ impl Position {
             for (i, &s) in self.plist[ci].iter().enumerate() {
                 let cell = self.board[s as usize];
                 if cell == EMPTY || cell == WALL || cell_color(cell) != c {
-                    return Err(format!("piece list of {c:?} holds {} without its piece", self.v.square_name(s)));
+                    return Err(format!(
+                        "piece list of {c:?} holds {} without its piece",
+                        self.v.square_name(s)
+                    ));
                 }
                 if self.pindex[s as usize] as usize != i {
                     return Err("piece index out of step".into());

@@ -55,7 +55,9 @@ fn load_table(source: &str, text: &str, depth: usize) -> Result<Table> {
                 let t = std::fs::read_to_string(&parent).map_err(|e| {
                     spec_err(
                         source,
-                        format!("`extends = {parent:?}`: not a built-in variant and not readable: {e}"),
+                        format!(
+                            "`extends = {parent:?}`: not a built-in variant and not readable: {e}"
+                        ),
                     )
                 })?;
                 (parent.clone(), t)

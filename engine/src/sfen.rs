@@ -77,7 +77,11 @@ impl Position {
                         s.push_str(&n.to_string());
                     }
                     let tok = &v.types[t as usize].token;
-                    s.push_str(&if c == Color::White { tok.to_ascii_lowercase() } else { tok.clone() });
+                    s.push_str(&if c == Color::White {
+                        tok.to_ascii_lowercase()
+                    } else {
+                        tok.clone()
+                    });
                 }
             }
             if s.is_empty() {
@@ -200,7 +204,11 @@ fn check_board(v: &Variant, input: &str) -> Result<Vec<(i16, i16, u16)>> {
             if nifu[c.idx()][x as usize] > 1 && v.rules.drops {
                 return Err(EngineError::sfen(
                     input,
-                    format!("two unpromoted {}s of one side on file {} (nifu)", t.name, v.files as i16 - x),
+                    format!(
+                        "two unpromoted {}s of one side on file {} (nifu)",
+                        t.name,
+                        v.files as i16 - x
+                    ),
                 ));
             }
         }
@@ -241,7 +249,10 @@ fn parse(v: Arc<Variant>, input: &str) -> Result<Position> {
         return Err(EngineError::sfen(input, "empty string"));
     }
     if fields.len() > 4 {
-        return Err(EngineError::sfen(input, format!("{} fields; at most 4 expected", fields.len())));
+        return Err(EngineError::sfen(
+            input,
+            format!("{} fields; at most 4 expected", fields.len()),
+        ));
     }
     let pieces = check_board(&v, input)?;
     let mut pos = Position::empty(Arc::clone(&v));
@@ -259,7 +270,10 @@ fn parse(v: Arc<Variant>, input: &str) -> Result<Position> {
             parse_hands(&mut pos, input, third)?;
         } else if third != "-" {
             if !v.rules.lion_trading {
-                return Err(EngineError::sfen(input, format!("third field {third:?}: {} has no hands; expected -", v.name)));
+                return Err(EngineError::sfen(
+                    input,
+                    format!("third field {third:?}: {} has no hands; expected -", v.name),
+                ));
             }
             let sq = v.parse_square(third).ok_or_else(|| {
                 EngineError::sfen(input, format!("third field {third:?}: expected - or a square"))
@@ -268,11 +282,9 @@ fn parse(v: Arc<Variant>, input: &str) -> Result<Position> {
         }
     }
     if let Some(&n) = fields.get(3) {
-        let n: u32 = n
-            .parse()
-            .ok()
-            .filter(|&n| n >= 1)
-            .ok_or_else(|| EngineError::sfen(input, format!("move number {n:?}: expected a positive integer")))?;
+        let n: u32 = n.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+            EngineError::sfen(input, format!("move number {n:?}: expected a positive integer"))
+        })?;
         pos.ply = n;
     }
     if v.rules.check && pos.in_check_of(side.flip()) {
@@ -309,7 +321,10 @@ fn parse_hands(pos: &mut Position, input: &str, s: &str) -> Result<()> {
         i += 1;
         let t = v.token_type(&c.to_string()).filter(|&t| v.types[t as usize].hand.is_some());
         let Some(t) = t else {
-            return Err(EngineError::sfen(input, format!("hands {s:?}: {c:?} is not a piece that can be in hand")));
+            return Err(EngineError::sfen(
+                input,
+                format!("hands {s:?}: {c:?} is not a piece that can be in hand"),
+            ));
         };
         let col = if c.is_ascii_lowercase() { Color::White } else { Color::Black };
         let h = v.types[t as usize].hand.unwrap_or(0) as usize;
@@ -318,7 +333,6 @@ fn parse_hands(pos: &mut Position, input: &str, s: &str) -> Result<()> {
     }
     Ok(())
 }
-
 
 impl Position {
     /// A text diagram of the board (files high to low, ranks a.. top to bottom), White in
@@ -350,7 +364,10 @@ impl Position {
             }
             s.push('\n');
         }
-        s.push_str(&format!("side to move: {}\n", if self.side == Color::Black { "black" } else { "white" }));
+        s.push_str(&format!(
+            "side to move: {}\n",
+            if self.side == Color::Black { "black" } else { "white" }
+        ));
         s
     }
 }

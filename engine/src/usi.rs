@@ -30,13 +30,15 @@ pub fn parse_syntax(v: &Variant, s: &str) -> Result<UsiMove> {
             return Err(EngineError::usi(s, format!("{} has no drops", v.name)));
         }
         let code = piece.trim_start_matches('{').trim_end_matches('}');
-        let t = v
-            .token_type(code)
-            .filter(|&t| v.types[t as usize].hand.is_some())
-            .ok_or_else(|| EngineError::usi(s, format!("{piece:?} is not a piece that can be dropped")))?;
-        let to = v
-            .parse_square(sq)
-            .ok_or_else(|| EngineError::usi(s, format!("{sq:?} is not a square of the {}x{} board", v.files, v.ranks)))?;
+        let t = v.token_type(code).filter(|&t| v.types[t as usize].hand.is_some()).ok_or_else(
+            || EngineError::usi(s, format!("{piece:?} is not a piece that can be dropped")),
+        )?;
+        let to = v.parse_square(sq).ok_or_else(|| {
+            EngineError::usi(
+                s,
+                format!("{sq:?} is not a square of the {}x{} board", v.files, v.ranks),
+            )
+        })?;
         return Ok(UsiMove { squares: vec![to], promote: false, drop: Some(t) });
     }
     let (body, promote) = match s.as_bytes()[s.len() - 1] {
@@ -58,7 +60,10 @@ pub fn parse_syntax(v: &Variant, s: &str) -> Result<UsiMove> {
         i += 1;
         let name = &body[start..i];
         let sq = v.parse_square(name).ok_or_else(|| {
-            EngineError::usi(s, format!("{name:?} is not a square of the {}x{} board", v.files, v.ranks))
+            EngineError::usi(
+                s,
+                format!("{name:?} is not a square of the {}x{} board", v.files, v.ranks),
+            )
         })?;
         squares.push(sq);
     }
@@ -66,7 +71,10 @@ pub fn parse_syntax(v: &Variant, s: &str) -> Result<UsiMove> {
         return Err(EngineError::usi(s, "a move has 2 to 4 squares"));
     }
     if squares.len() == 2 && squares[0] == squares[1] {
-        return Err(EngineError::usi(s, "a move must leave its square (a pass names its mid-square)"));
+        return Err(EngineError::usi(
+            s,
+            "a move must leave its square (a pass names its mid-square)",
+        ));
     }
     Ok(UsiMove { squares, promote, drop: None })
 }
@@ -89,7 +97,12 @@ impl Position {
                 for (k, &m) in u.squares[1..n - 1].iter().enumerate() {
                     mid[k] = m;
                 }
-                Move { from: u.squares[0], to: u.squares[n - 1], mid, flags: if u.promote { Move::PROMOTE } else { 0 } }
+                Move {
+                    from: u.squares[0],
+                    to: u.squares[n - 1],
+                    mid,
+                    flags: if u.promote { Move::PROMOTE } else { 0 },
+                }
             }
         };
         let mut all = MoveList::with_capacity(256);
@@ -99,7 +112,11 @@ impl Position {
         if all.contains(&cand) || distinct.contains(&self.canonical(cand)) {
             let c = self.canonical(cand);
             if c.returns() && c.mids().all(|s| self.board[s as usize] == EMPTY) {
-                if let Some(p) = distinct.iter().find(|m| m.returns() && m.from == c.from && m.mids().all(|s| self.board[s as usize] == EMPTY)) {
+                if let Some(p) = distinct.iter().find(|m| {
+                    m.returns()
+                        && m.from == c.from
+                        && m.mids().all(|s| self.board[s as usize] == EMPTY)
+                }) {
                     if all.contains(&cand) || self.is_adjacent(c.from, c.mid[0]) {
                         return Ok(*p);
                     }
@@ -219,11 +236,13 @@ pub fn move_to_usi(v: &Variant, m: Move) -> String {
 }
 
 /// Play a whole USI move list on a position, returning the first error with its ply (1-based).
-pub fn play_usi_line(pos: &mut Position, moves: &[&str]) -> std::result::Result<(), (usize, EngineError)> {
+pub fn play_usi_line(
+    pos: &mut Position,
+    moves: &[&str],
+) -> std::result::Result<(), (usize, EngineError)> {
     for (i, mv) in moves.iter().enumerate() {
         let m = pos.parse_usi(mv).map_err(|e| (i + 1, e))?;
         pos.play(m);
     }
     Ok(())
 }
-

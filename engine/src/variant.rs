@@ -308,7 +308,8 @@ impl Variant {
         // Codes.
         let mut kind_of: HashMap<String, usize> = HashMap::new();
         for (i, p) in spec.pieces.iter().enumerate() {
-            if p.code.is_empty() || !p.code.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            if p.code.is_empty()
+                || !p.code.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
             {
                 errors.push(format!(
                     "piece {:?} ({}): code must be upper-case letters/digits",
@@ -338,8 +339,9 @@ impl Variant {
                     p.code, p.name
                 ));
             }
-            let has_jump =
-                atoms[kind_of.get(&p.code).copied().unwrap_or(0)].iter().any(|a| matches!(a, Atom::RangeJump { .. }));
+            let has_jump = atoms[kind_of.get(&p.code).copied().unwrap_or(0)]
+                .iter()
+                .any(|a| matches!(a, Atom::RangeJump { .. }));
             if has_jump && p.jump_rank == 0 {
                 errors.push(format!(
                     "piece {} ({}): `jump:` atoms need jump_rank >= 1",
@@ -348,7 +350,9 @@ impl Variant {
             }
         }
         for p in &spec.pieces {
-            if p.promoted_only && !spec.pieces.iter().any(|q| q.promotes.as_deref() == Some(&p.code)) {
+            if p.promoted_only
+                && !spec.pieces.iter().any(|q| q.promotes.as_deref() == Some(&p.code))
+            {
                 errors.push(format!(
                     "piece {} ({}) is promoted_only but no piece promotes to it",
                     p.code, p.name
@@ -398,7 +402,8 @@ impl Variant {
                 -d
             }
         };
-        let dirs8: [i16; 8] = [-stride, -stride + 1, 1, stride + 1, stride, stride - 1, -1, -stride - 1];
+        let dirs8: [i16; 8] =
+            [-stride, -stride + 1, 1, stride + 1, stride, stride - 1, -1, -stride - 1];
         let mut ring2 = [0i16; 16];
         let mut k = 0;
         for dy in -2i16..=2 {
@@ -495,7 +500,8 @@ impl Variant {
         }
         let max_hand = hand_types.len();
         // Compile moves.
-        let on_board = |s: i32| -> bool { s >= 0 && (s as usize) < size && index_of[s as usize] != u16::MAX };
+        let on_board =
+            |s: i32| -> bool { s >= 0 && (s as usize) < size && index_of[s as usize] != u16::MAX };
         let mut any_complex = false;
         let mut any_burner = false;
         let mut leap_attacks: [Vec<(i16, Vec<bool>)>; 2] = [Vec::new(), Vec::new()];
@@ -640,7 +646,8 @@ impl Variant {
             for a in &p.aliases {
                 if let Some(&id) = front_type.get(&i) {
                     if tokens.insert(a.to_ascii_uppercase(), id).is_some() {
-                        alias_errors.push(format!("alias {a:?} of {} clashes with another code", p.code));
+                        alias_errors
+                            .push(format!("alias {a:?} of {} clashes with another code", p.code));
                     }
                 }
             }
@@ -651,7 +658,8 @@ impl Variant {
         // Zobrist.
         let mut st = 0x5348_4f47_494c_4142u64;
         let zob_piece = (0..2 * ntypes * size).map(|_| splitmix(&mut st)).collect();
-        let zob_hand = (0..2 * max_hand.max(1) * (MAX_HAND_COUNT + 1)).map(|_| splitmix(&mut st)).collect();
+        let zob_hand =
+            (0..2 * max_hand.max(1) * (MAX_HAND_COUNT + 1)).map(|_| splitmix(&mut st)).collect();
         let zob_side = splitmix(&mut st);
         let zob_lion = (0..size).map(|_| splitmix(&mut st)).collect();
         let v = Variant {
@@ -813,7 +821,8 @@ fn parse_rules(spec: &VariantSpec, errors: &mut Vec<String>) -> Rules {
         "optional" => StuckRule::Optional,
         "none" => StuckRule::None,
         o => {
-            errors.push(format!("rules.stuck_promotion = {o:?}: expected forced, optional or none"));
+            errors
+                .push(format!("rules.stuck_promotion = {o:?}: expected forced, optional or none"));
             StuckRule::None
         }
     };

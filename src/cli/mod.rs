@@ -46,7 +46,8 @@ pub struct VariantArgs {
 impl VariantArgs {
     pub fn load(&self) -> Result<Arc<Variant>> {
         let opts = parse_options(&self.options)?;
-        Variant::load(&self.variant, &opts).with_context(|| format!("loading variant {:?}", self.variant))
+        Variant::load(&self.variant, &opts)
+            .with_context(|| format!("loading variant {:?}", self.variant))
     }
 }
 
@@ -72,11 +73,13 @@ pub fn run(cli: Cli) -> Result<()> {
 
 /// Write `contents` to `path` atomically: a temporary file in the same folder, then rename.
 pub fn write_atomic(path: &std::path::Path, contents: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let dir =
+        path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     std::fs::write(&tmp, contents).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     Ok(())
 }

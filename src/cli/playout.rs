@@ -56,7 +56,9 @@ pub fn run(a: PlayoutArgs) -> Result<()> {
             _ => "draw".into(),
         };
         *results.entry(res).or_default() += 1;
-        *terms.entry(st.termination().map(|t| t.as_str()).unwrap_or("?").to_string()).or_default() += 1;
+        *terms
+            .entry(st.termination().map(|t| t.as_str()).unwrap_or("?").to_string())
+            .or_default() += 1;
         if a.out.is_some() {
             lines.push_str("startpos moves");
             for m in &moves {

@@ -126,7 +126,10 @@ pub fn run(a: ReplayArgs) -> Result<()> {
         println!("{games} games, {plies} plies, {illegal} illegal, {malformed} malformed");
     }
     if illegal > 0 || malformed > 0 {
-        anyhow::bail!("{illegal} game(s) with an illegal move, {malformed} malformed line(s) in {}", a.file);
+        anyhow::bail!(
+            "{illegal} game(s) with an illegal move, {malformed} malformed line(s) in {}",
+            a.file
+        );
     }
     Ok(())
 }
