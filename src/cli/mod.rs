@@ -1,5 +1,6 @@
 //! Subcommand definitions and dispatch.
 
+mod bench;
 mod check_variant;
 mod perft;
 mod playout;
@@ -30,6 +31,8 @@ pub enum Command {
     Sfen(sfen::SfenArgs),
     /// Validate a variant spec (TOML) and list every error.
     CheckVariant(check_variant::CheckArgs),
+    /// Measure perft node rates and random-playout speed for the built-in variants.
+    Bench(bench::BenchArgs),
 }
 
 /// Variant selection shared by the subcommands.
@@ -68,6 +71,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Playout(a) => playout::run(a),
         Command::Sfen(a) => sfen::run(a),
         Command::CheckVariant(a) => check_variant::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
 
