@@ -143,6 +143,14 @@ impl Position {
             .filter(move |&s| self.v.types[cell_type(self.board[s as usize]) as usize].royal)
     }
 
+    /// Put a piece on an empty square (for building positions by hand; keeps the hash and
+    /// piece lists in step).
+    pub fn place(&mut self, sq: u16, c: Color, t: TypeId) {
+        if self.board[sq as usize] == EMPTY && (t as usize) < self.v.types.len() {
+            self.put(sq, piece_cell(c, t));
+        }
+    }
+
     // ----- low-level mutation (keeps lists, hash and counters in step) -----
 
     #[inline]

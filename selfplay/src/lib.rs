@@ -1,0 +1,18 @@
+//! shogilab-selfplay: batched MCTS self-play.
+//!
+//! * [`encode`]: network input and move encoding shared with training;
+//! * [`evaluator`]: the `Evaluator` trait and the `uniform` / `material` backends;
+//! * [`values`]: piece-value tables (from a file, or from mobility);
+//! * [`mcts`]: Gumbel-root / PUCT search as a state machine for batching;
+//! * [`worker`]: many concurrent games around one evaluator.
+
+pub mod encode;
+pub mod evaluator;
+pub mod mcts;
+pub mod values;
+pub mod worker;
+
+pub use evaluator::{EvalOutput, EvalRequest, Evaluator, Material, Uniform};
+pub use mcts::{Search, SearchConfig, SearchResult};
+pub use values::PieceValues;
+pub use worker::{play_games, GameRecord, PositionRecord, Progress, SelfplayConfig};

@@ -1,0 +1,507 @@
+//! Monte-Carlo tree search with a Gumbel root (sequential halving over sampled actions,
+//! Danihelka et al. 2022, as in DeepMind's mctx) and PUCT below the root.
+//!
+//! The search is a state machine so that many games can share one batched evaluator:
+//! [`Search::advance`] runs simulations until a leaf needs an evaluation (the leaf position is
+//! left on the search's working position) or the move's simulations are done;
+//! [`Search::deliver`] expands the leaf with the evaluation and backs the value up. The tree is
+//! an arena of nodes; the working position is advanced and restored with play/unplay, so a
+//! simulation does not clone positions or allocate once the buffers have grown.
+
+use crate::evaluator::EvalOutput;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use shogilab_engine::{Move, MoveList, Position};
+
+/// Search settings.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// Simulations per move (the root evaluation not counted).
+    pub simulations: u32,
+    /// Actions sampled at the root for sequential halving.
+    pub gumbel_k: u32,
+    /// sigma(q) = (c_visit + max visits) * c_scale * q, q rescaled to [0, 1].
+    pub c_visit: f32,
+    pub c_scale: f32,
+    /// PUCT exploration constant below the root.
+    pub c_puct: f32,
+    /// Value given to unvisited children below the root, relative to the parent's value.
+    pub fpu_reduction: f32,
+    /// Sample Gumbel noise at the root (self-play); off for deterministic play.
+    pub gumbel_noise: bool,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            simulations: 32,
+            gumbel_k: 16,
+            c_visit: 50.0,
+            c_scale: 0.1,
+            c_puct: 1.25,
+            fpu_reduction: 0.2,
+            gumbel_noise: true,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// Check ranges; errors name the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.simulations == 0 || self.simulations > 100_000 {
+            return Err(format!("search.simulations = {}: must be 1..100000", self.simulations));
+        }
+        if self.gumbel_k < 1 || self.gumbel_k > 4096 {
+            return Err(format!("search.gumbel_k = {}: must be 1..4096", self.gumbel_k));
+        }
+        for (k, v) in
+            [("c_visit", self.c_visit), ("c_scale", self.c_scale), ("c_puct", self.c_puct)]
+        {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("search.{k} = {v}: must be a non-negative number"));
+            }
+        }
+        Ok(())
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    mv: Move,
+    prior: f32,
+    /// Log prior (root Gumbel scores).
+    logit: f32,
+    visits: u32,
+    /// Sum of values from the point of view of the player who chose this edge.
+    value_sum: f32,
+    first_child: u32,
+    num_children: u32,
+    /// Value for the side to move at this node if it is terminal.
+    terminal: Option<f32>,
+    expanded: bool,
+}
+
+impl Node {
+    fn new(mv: Move, prior: f32) -> Node {
+        Node {
+            mv,
+            prior,
+            logit: prior.max(1e-12).ln(),
+            visits: 0,
+            value_sum: 0.0,
+            first_child: NONE,
+            num_children: 0,
+            terminal: None,
+            expanded: false,
+        }
+    }
+    fn q(&self) -> f32 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.value_sum / self.visits as f32
+        }
+    }
+}
+
+/// What `advance` stopped on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A leaf needs an evaluation: the working position and `leaf_moves` describe it.
+    NeedEval,
+    /// All simulations of this move are done.
+    Done,
+}
+
+/// The result of a finished search.
+#[derive(Debug, Clone)]
+pub struct SearchResult {
+    /// The chosen move.
+    pub best: Move,
+    /// Improved policy over the root's legal moves (sums to 1), in `moves` order.
+    pub moves: Vec<Move>,
+    pub policy: Vec<f32>,
+    /// Root value for the side to move, in [-1, 1].
+    pub value: f32,
+    /// Root visit counts, in `moves` order.
+    pub visits: Vec<u32>,
+}
+
+/// Search state of one game.
+pub struct Search {
+    pub cfg: SearchConfig,
+    nodes: Vec<Node>,
+    /// Working position: the root position, or the pending leaf during an evaluation.
+    pos: Position,
+    undo: Vec<shogilab_engine::position::Undo>,
+    path: Vec<u32>,
+    /// Legal moves at the pending leaf.
+    pub leaf_moves: MoveList,
+    /// Gumbel noise of the root children (indexed like them).
+    gumbel: Vec<f32>,
+    /// Root children considered by sequential halving.
+    considered: Vec<u32>,
+    schedule: Vec<u32>,
+    sims_done: u32,
+    root_value: f32,
+    pending: bool,
+}
+
+/// The number of visits the chosen root action must already have at each simulation
+/// (sequential halving as a fixed schedule, after mctx).
+fn halving_schedule(m: u32, n: u32) -> Vec<u32> {
+    if m <= 1 {
+        return (0..n).collect();
+    }
+    let log2m = (m as f32).log2().ceil().max(1.0) as u32;
+    let mut seq = Vec::with_capacity(n as usize);
+    let mut visits = vec![0u32; m as usize];
+    let mut considered = m;
+    while (seq.len() as u32) < n {
+        let extra = (n / (log2m * considered)).max(1);
+        for _ in 0..extra {
+            seq.extend_from_slice(&visits[..considered as usize]);
+            for v in visits.iter_mut().take(considered as usize) {
+                *v += 1;
+            }
+        }
+        considered = (considered / 2).max(2);
+    }
+    seq.truncate(n as usize);
+    seq
+}
+
+/// Value of a position without search: terminal states only (no moves: loss; no royal left:
+/// loss). Returns the value for the side to move.
+pub fn terminal_value(pos: &Position, moves: &[Move]) -> Option<f32> {
+    let v = pos.variant();
+    if !v.rules.check && pos.royal_count(pos.side_to_move()) == 0 {
+        return Some(-1.0);
+    }
+    if moves.is_empty() {
+        return Some(-1.0);
+    }
+    None
+}
+
+impl Search {
+    pub fn new(cfg: SearchConfig, root: Position) -> Search {
+        Search {
+            cfg,
+            nodes: Vec::with_capacity(4096),
+            pos: root,
+            undo: Vec::with_capacity(64),
+            path: Vec::with_capacity(64),
+            leaf_moves: MoveList::with_capacity(256),
+            gumbel: Vec::new(),
+            considered: Vec::new(),
+            schedule: Vec::new(),
+            sims_done: 0,
+            root_value: 0.0,
+            pending: false,
+        }
+    }
+
+    /// The working position (the pending leaf while an evaluation is outstanding).
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// Start a new search from `root` (the previous tree is dropped).
+    pub fn reset(&mut self, root: &Position) {
+        self.pos.clone_from(root);
+        self.nodes.clear();
+        self.nodes.push(Node::new(Move::default(), 1.0));
+        self.undo.clear();
+        self.path.clear();
+        self.path.push(0);
+        self.gumbel.clear();
+        self.considered.clear();
+        self.schedule.clear();
+        self.sims_done = 0;
+        self.pending = false;
+        self.leaf_moves.clear();
+    }
+
+    /// Root visits so far.
+    pub fn simulations_done(&self) -> u32 {
+        self.sims_done
+    }
+
+    /// Run until a leaf needs an evaluation or the search is complete.
+    pub fn advance<R: Rng>(&mut self, rng: &mut R) -> Step {
+        debug_assert!(!self.pending);
+        loop {
+            if !self.nodes[0].expanded {
+                // The root itself needs an evaluation first.
+                self.path.clear();
+                self.path.push(0);
+                self.leaf_moves.clear();
+                self.pos.legal_moves(&mut self.leaf_moves);
+                if let Some(v) = terminal_value(&self.pos, &self.leaf_moves) {
+                    self.nodes[0].terminal = Some(v);
+                    self.nodes[0].expanded = true;
+                    self.root_value = v;
+                    return Step::Done;
+                }
+                self.pending = true;
+                return Step::NeedEval;
+            }
+            if self.nodes[0].terminal.is_some()
+                || self.sims_done >= self.cfg.simulations
+                || self.nodes[0].num_children == 0
+            {
+                return Step::Done;
+            }
+            if self.considered.is_empty() {
+                self.prepare_root(rng);
+            }
+            // Select a path.
+            self.path.clear();
+            self.path.push(0);
+            let mut node = self.select_root();
+            loop {
+                let m = self.nodes[node as usize].mv;
+                self.undo.push(self.pos.play(m));
+                self.path.push(node);
+                let n = &self.nodes[node as usize];
+                if let Some(v) = n.terminal {
+                    self.backup(v);
+                    break;
+                }
+                if !n.expanded {
+                    self.leaf_moves.clear();
+                    self.pos.legal_moves(&mut self.leaf_moves);
+                    if let Some(v) = terminal_value(&self.pos, &self.leaf_moves) {
+                        let n = &mut self.nodes[node as usize];
+                        n.terminal = Some(v);
+                        n.expanded = true;
+                        self.backup(v);
+                        break;
+                    }
+                    self.pending = true;
+                    return Step::NeedEval;
+                }
+                node = self.select_puct(node);
+            }
+        }
+    }
+
+    /// Give the evaluation of the pending leaf.
+    pub fn deliver(&mut self, e: &EvalOutput) {
+        debug_assert!(self.pending);
+        self.pending = false;
+        let leaf = *self.path.last().unwrap_or(&0);
+        let first = self.nodes.len() as u32;
+        let n = self.leaf_moves.len();
+        for (i, &m) in self.leaf_moves.iter().enumerate() {
+            let p = e.policy.get(i).copied().unwrap_or(1.0 / n as f32);
+            self.nodes.push(Node::new(m, p));
+        }
+        let node = &mut self.nodes[leaf as usize];
+        node.first_child = first;
+        node.num_children = n as u32;
+        node.expanded = true;
+        let v = e.value();
+        if leaf == 0 {
+            self.root_value = v;
+            return;
+        }
+        self.backup(v);
+    }
+
+    /// Back a value (for the side to move at the leaf) up the path, restoring the position.
+    fn backup(&mut self, leaf_value: f32) {
+        let mut v = leaf_value;
+        // path[0] is the root; each later entry is an edge whose chooser is the opponent of
+        // the side to move below it.
+        for i in (1..self.path.len()).rev() {
+            v = -v;
+            let n = &mut self.nodes[self.path[i] as usize];
+            n.visits += 1;
+            n.value_sum += v;
+        }
+        self.nodes[0].visits += 1;
+        while let Some(u) = self.undo.pop() {
+            self.pos.unplay(&u);
+        }
+        self.sims_done += 1;
+    }
+
+    fn children(&self, n: u32) -> std::ops::Range<usize> {
+        let node = &self.nodes[n as usize];
+        node.first_child as usize..(node.first_child + node.num_children) as usize
+    }
+
+    fn prepare_root<R: Rng>(&mut self, rng: &mut R) {
+        let range = self.children(0);
+        self.gumbel.clear();
+        for _ in range.clone() {
+            let g = if self.cfg.gumbel_noise {
+                let u: f32 = rng.gen_range(1e-9f32..1.0);
+                -(-u.ln()).ln()
+            } else {
+                0.0
+            };
+            self.gumbel.push(g);
+        }
+        let mut idx: Vec<u32> = (0..range.len() as u32).collect();
+        let score = |i: u32| self.gumbel[i as usize] + self.nodes[range.start + i as usize].logit;
+        idx.sort_by(|&a, &b| score(b).partial_cmp(&score(a)).unwrap_or(std::cmp::Ordering::Equal));
+        let m = (self.cfg.gumbel_k as usize).min(idx.len()).max(1);
+        idx.truncate(m);
+        self.considered = idx;
+        self.schedule = halving_schedule(m as u32, self.cfg.simulations);
+    }
+
+    /// Completed Q values of the root children (value mix for unvisited ones), for the side to
+    /// move at the root, and the sigma transform.
+    fn completed_q(&self) -> Vec<f32> {
+        let range = self.children(0);
+        let kids = &self.nodes[range.clone()];
+        let total: u32 = kids.iter().map(|k| k.visits).sum();
+        let (mut pq, mut p) = (0.0f32, 0.0f32);
+        for k in kids.iter().filter(|k| k.visits > 0) {
+            pq += k.prior * k.q();
+            p += k.prior;
+        }
+        let vmix = if p > 0.0 {
+            (self.root_value + total as f32 * pq / p) / (1.0 + total as f32)
+        } else {
+            self.root_value
+        };
+        let q: Vec<f32> = kids.iter().map(|k| if k.visits > 0 { k.q() } else { vmix }).collect();
+        // rescale to [0, 1] over the children, as mctx does
+        let (lo, hi) = q.iter().fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+        let maxn = kids.iter().map(|k| k.visits).max().unwrap_or(0) as f32;
+        let scale = (self.cfg.c_visit + maxn) * self.cfg.c_scale;
+        q.iter()
+            .map(|&x| {
+                let r = if hi > lo { (x - lo) / (hi - lo) } else { 0.5 };
+                scale * r
+            })
+            .collect()
+    }
+
+    fn select_root(&self) -> u32 {
+        let range = self.children(0);
+        let target = self.schedule.get(self.sims_done as usize).copied().unwrap_or(0);
+        let sq = self.completed_q();
+        let mut best = NONE;
+        let mut best_score = f32::MIN;
+        // prefer actions with exactly `target` visits; fall back to the least visited
+        let min_visits = self
+            .considered
+            .iter()
+            .map(|&i| self.nodes[range.start + i as usize].visits)
+            .min()
+            .unwrap_or(0);
+        let want = if self
+            .considered
+            .iter()
+            .any(|&i| self.nodes[range.start + i as usize].visits == target)
+        {
+            target
+        } else {
+            min_visits
+        };
+        for &i in &self.considered {
+            let n = &self.nodes[range.start + i as usize];
+            if n.visits != want {
+                continue;
+            }
+            let s = self.gumbel[i as usize] + n.logit + sq[i as usize];
+            if s > best_score {
+                best_score = s;
+                best = (range.start + i as usize) as u32;
+            }
+        }
+        if best == NONE {
+            best = range.start as u32;
+        }
+        best
+    }
+
+    fn select_puct(&self, node: u32) -> u32 {
+        let parent = &self.nodes[node as usize];
+        let sqrt_n = (parent.visits.max(1) as f32).sqrt();
+        // the parent's value from the point of view of its side to move = -(its edge value)
+        let fpu = -parent.q() - self.cfg.fpu_reduction;
+        let mut best = NONE;
+        let mut best_score = f32::MIN;
+        for c in self.children(node) {
+            let k = &self.nodes[c];
+            let q = if k.visits > 0 { k.q() } else { fpu };
+            let u = self.cfg.c_puct * k.prior * sqrt_n / (1.0 + k.visits as f32);
+            if q + u > best_score {
+                best_score = q + u;
+                best = c as u32;
+            }
+        }
+        best
+    }
+
+    /// The outcome of the finished search.
+    pub fn result(&self) -> SearchResult {
+        let range = self.children(0);
+        let kids = &self.nodes[range.clone()];
+        let moves: Vec<Move> = kids.iter().map(|k| k.mv).collect();
+        let visits: Vec<u32> = kids.iter().map(|k| k.visits).collect();
+        if kids.is_empty() {
+            return SearchResult {
+                best: Move::default(),
+                moves,
+                policy: Vec::new(),
+                value: self.root_value,
+                visits,
+            };
+        }
+        let sq = self.completed_q();
+        // improved policy: softmax(logits + sigma(completed q))
+        let logits: Vec<f32> = kids.iter().zip(&sq).map(|(k, s)| k.logit + s).collect();
+        let mx = logits.iter().copied().fold(f32::MIN, f32::max);
+        let mut policy: Vec<f32> = logits.iter().map(|l| (l - mx).exp()).collect();
+        let sum: f32 = policy.iter().sum();
+        policy.iter_mut().for_each(|p| *p /= sum);
+        // chosen action: among the considered actions with the most visits, the best
+        // g + logit + sigma(q)
+        let maxv = self.considered.iter().map(|&i| kids[i as usize].visits).max().unwrap_or(0);
+        let mut best = self.considered.first().copied().unwrap_or(0) as usize;
+        let mut best_score = f32::MIN;
+        for &i in &self.considered {
+            let i = i as usize;
+            if kids[i].visits != maxv {
+                continue;
+            }
+            let s = self.gumbel.get(i).copied().unwrap_or(0.0) + kids[i].logit + sq[i];
+            if s > best_score {
+                best_score = s;
+                best = i;
+            }
+        }
+        let total: u32 = visits.iter().sum();
+        let value = if total > 0 {
+            let q: f32 = kids.iter().map(|k| k.value_sum).sum::<f32>() / total as f32;
+            (self.root_value + total as f32 * q) / (1.0 + total as f32)
+        } else {
+            self.root_value
+        };
+        SearchResult { best: kids[best].mv, moves, policy, value, visits }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_is_sequential_halving() {
+        let s = halving_schedule(4, 8);
+        assert_eq!(s, vec![0, 0, 0, 0, 1, 1, 2, 2]);
+        assert_eq!(halving_schedule(1, 3), vec![0, 1, 2]);
+        assert_eq!(halving_schedule(16, 32).len(), 32);
+    }
+}

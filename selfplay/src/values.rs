@@ -1,0 +1,135 @@
+//! Piece values in pawn units, per piece type: loaded from a table (`configs/values/*.toml`,
+//! by the English piece name a type moves as) or derived from mobility on an empty board.
+//!
+//! Mobility values are the default for agents that must not see the German Chu Shogi
+//! Association table (piece-value estimation would otherwise only give it back).
+
+use serde::Deserialize;
+use shogilab_engine::{Color, Move, MoveList, Position, Variant};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A value table file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValueFile {
+    /// Where the numbers come from.
+    pub source: String,
+    /// Variant the table is for.
+    pub variant: String,
+    /// English piece name -> value in pawns.
+    pub values: BTreeMap<String, f32>,
+}
+
+/// Values per piece type of one variant.
+#[derive(Debug, Clone)]
+pub struct PieceValues {
+    pub source: String,
+    pub variant: Arc<Variant>,
+    pub per_type: Vec<f32>,
+}
+
+impl PieceValues {
+    /// Load a table; every piece type of the variant must have a value (by the name it moves as).
+    pub fn from_file(variant: Arc<Variant>, path: &std::path::Path) -> Result<PieceValues, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Self::from_toml(variant, &text, &path.display().to_string())
+    }
+
+    pub fn from_toml(
+        variant: Arc<Variant>,
+        text: &str,
+        origin: &str,
+    ) -> Result<PieceValues, String> {
+        let f: ValueFile = toml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
+        let mut per_type = Vec::with_capacity(variant.types.len());
+        let mut missing = Vec::new();
+        for t in &variant.types {
+            match f.values.get(&t.name) {
+                Some(&v) if v.is_finite() => per_type.push(v),
+                Some(_) => missing.push(format!("{} (not a finite number)", t.name)),
+                None => missing.push(t.name.clone()),
+            }
+        }
+        if !missing.is_empty() {
+            missing.dedup();
+            return Err(format!("{origin}: no value for {}", missing.join(", ")));
+        }
+        Ok(PieceValues { source: f.source, variant, per_type })
+    }
+
+    /// Values from mobility: the mean number of moves of a lone piece over every square of the
+    /// empty board, scaled so that the pawn (or the least mobile kind) is 1.
+    pub fn mobility(variant: Arc<Variant>) -> PieceValues {
+        let mut list = MoveList::new();
+        let mut mob = Vec::with_capacity(variant.types.len());
+        for t in &variant.types {
+            let mut total = 0usize;
+            for &s in &variant.squares {
+                let mut pos = Position::empty(Arc::clone(&variant));
+                pos.place(s, Color::Black, t.id);
+                list.clear();
+                pos.pseudo_moves(&mut list, shogilab_engine::Convention::Distinct);
+                // count destinations, not promotion variants
+                list.sort_by_key(|m| (m.from, m.to, m.mid));
+                list.dedup_by_key(|m| (m.from, m.to, m.mid));
+                total += list.len();
+            }
+            mob.push(total as f32 / variant.squares.len() as f32);
+        }
+        let pawn = variant
+            .types
+            .iter()
+            .find(|t| t.name == "pawn" && !t.promoted)
+            .map(|t| mob[t.id as usize])
+            .filter(|&m| m > 0.0)
+            .unwrap_or_else(|| mob.iter().copied().filter(|&m| m > 0.0).fold(f32::MAX, f32::min));
+        let per_type = mob.iter().map(|m| m / pawn).collect();
+        PieceValues { source: "mobility".into(), variant, per_type }
+    }
+
+    /// Value of a type.
+    #[inline]
+    pub fn of(&self, t: u16) -> f32 {
+        self.per_type[t as usize]
+    }
+
+    /// Material of colour `c`: pieces on the board and in hand.
+    pub fn material(&self, pos: &Position, c: Color) -> f32 {
+        let mut s = 0.0;
+        for &sq in pos.pieces(c) {
+            s += self.of(pos.cell(sq) & 0x1fff);
+        }
+        for (h, &t) in self.variant.hand_types.iter().enumerate() {
+            s += pos.hand(c, h) as f32 * self.of(t);
+        }
+        s
+    }
+
+    /// Sum of the start position's material of one side.
+    pub fn total_start_material(&self) -> f32 {
+        self.material(&Position::start(&self.variant), Color::Black)
+    }
+
+    /// Material gained by a move: captured pieces (stops and destination) and promotion.
+    pub fn capture_gain(&self, pos: &Position, m: Move) -> f32 {
+        if m.is_drop() {
+            return 0.0;
+        }
+        let us = pos.side_to_move();
+        let mut g = 0.0;
+        for s in m.mids().chain((m.to != m.from).then_some(m.to)) {
+            let c = pos.cell(s);
+            if c != 0 && (c & us.bit()) == 0 {
+                g += self.of(c & 0x1fff);
+            }
+        }
+        if m.promotes() {
+            let t = pos.cell(m.from) & 0x1fff;
+            if let Some(p) = self.variant.types[t as usize].promotes_to {
+                g += self.of(p) - self.of(t);
+            }
+        }
+        g
+    }
+}
