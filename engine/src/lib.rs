@@ -22,6 +22,7 @@ pub mod movegen;
 pub mod moves;
 pub mod perft;
 pub mod position;
+pub mod reference;
 pub mod resolve;
 pub mod sfen;
 pub mod spec;
