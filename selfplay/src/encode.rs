@@ -5,9 +5,10 @@
 //! `1 + T + t` opponent piece. Scalars: own and opponent hand counts (scaled), whether White is
 //! to move, the counter-strike flag, the repetition count and the game length.
 //!
-//! A move is encoded as indices into the network's square features: `from` (a square, or
-//! `H*W + hand index` for a drop), `to`, the first and second intermediate stops (`H*W` = none)
-//! and the promotion flag.
+//! A move is encoded as indices into the network's slot features — `H*W` squares, then one
+//! "none" slot (`H*W`), then one slot per hand kind (`H*W + 1 + h`): `from` (a square or a hand
+//! slot for a drop), `to`, the first and second intermediate stops (`H*W` = none) and the
+//! promotion flag.
 
 use shogilab_engine::{Color, Move, Position, Variant};
 use std::sync::Arc;
@@ -68,9 +69,9 @@ impl Encoder {
     pub fn num_scalars(&self) -> usize {
         2 * self.hand_kinds + 4
     }
-    /// Number of "from" indices (squares then hand kinds).
-    pub fn from_slots(&self) -> usize {
-        self.squares() + self.hand_kinds
+    /// Number of slots (squares, the "none" slot, hand kinds).
+    pub fn slots(&self) -> usize {
+        self.squares() + 1 + self.hand_kinds
     }
 
     /// Oriented index of a padded square for the side to move `c`.
@@ -133,7 +134,7 @@ impl Encoder {
         if m.is_drop() {
             let h = self.variant.types[m.drop_type() as usize].hand.unwrap_or(0) as i64;
             return EncodedMove {
-                from: none + h,
+                from: none + 1 + h,
                 to: self.square_index(m.to, us),
                 mid1: none,
                 mid2: none,
@@ -150,7 +151,7 @@ impl Encoder {
         }
     }
 
-    /// Left-right mirror of an oriented square index (`H*W` and hand slots map to themselves).
+    /// Left-right mirror of a slot index (the "none" and hand slots map to themselves).
     #[inline]
     pub fn mirror_index(&self, i: i64) -> i64 {
         let n = self.squares() as i64;

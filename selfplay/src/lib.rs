@@ -6,6 +6,7 @@
 //! * [`mcts`]: Gumbel-root / PUCT search as a state machine for batching;
 //! * [`worker`]: many concurrent games around one evaluator.
 
+pub mod dataset;
 pub mod encode;
 pub mod evaluator;
 pub mod mcts;

@@ -2,8 +2,10 @@
 
 mod bench;
 mod check_variant;
+mod matchcmd;
 mod perft;
 mod playout;
+mod protocol;
 mod replay;
 mod sfen;
 
@@ -33,6 +35,14 @@ pub enum Command {
     CheckVariant(check_variant::CheckArgs),
     /// Measure perft node rates and random-playout speed for the built-in variants.
     Bench(bench::BenchArgs),
+    /// Play a match between two agents: W/D/L, score and Elo with 95% intervals, optional SPRT.
+    Match(matchcmd::MatchArgs),
+    /// Round robin (or --gauntlet) among several agents with one maximum-likelihood Elo table.
+    Gauntlet(matchcmd::GauntletArgs),
+    /// Serve an agent over USI (shogi; chushogi via --variant chu or UCI_Variant).
+    Usi(protocol::UsiArgs),
+    /// Serve an agent over the XBoard protocol (chu, tenjiku; WinBoard coordinates).
+    Xboard(protocol::XBoardArgs),
 }
 
 /// Variant selection shared by the subcommands.
@@ -72,6 +82,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Sfen(a) => sfen::run(a),
         Command::CheckVariant(a) => check_variant::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Match(a) => matchcmd::run_match_cmd(a),
+        Command::Gauntlet(a) => matchcmd::run_gauntlet_cmd(a),
+        Command::Usi(a) => protocol::run_usi(a),
+        Command::Xboard(a) => protocol::run_xboard(a),
     }
 }
 

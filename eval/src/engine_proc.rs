@@ -1,0 +1,172 @@
+//! A child process spoken to in lines: a thread reads its stdout into a channel so that every
+//! read has a deadline (`recv_timeout`) and a hung engine never blocks the caller. Exit and
+//! closed pipes are reported as [`AgentError::Crashed`]; the process is killed on drop.
+
+use crate::agent::AgentError;
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// Lines of traffic kept for error messages.
+const LOG_LINES: usize = 40;
+
+/// A running engine process.
+pub struct EngineProc {
+    name: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<String>,
+    log: VecDeque<String>,
+}
+
+impl EngineProc {
+    /// Start `path` with `args`; `name` is used in error messages.
+    pub fn spawn(path: &str, args: &[String], name: &str) -> Result<EngineProc, AgentError> {
+        let mut child = Command::new(path)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| AgentError::Spawn { engine: name.to_string(), detail: e.to_string() })?;
+        let stdout = child.stdout.take().ok_or_else(|| AgentError::Spawn {
+            engine: name.to_string(),
+            detail: "no stdout pipe".into(),
+        })?;
+        let stdin = child.stdin.take();
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name(format!("engine-reader-{name}"))
+            .spawn(move || {
+                let mut r = BufReader::new(stdout);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match r.read_until(b'\n', &mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                            if tx.send(line).is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            })
+            .map_err(|e| AgentError::Spawn { engine: name.to_string(), detail: e.to_string() })?;
+        Ok(EngineProc { name: name.to_string(), child, stdin, rx, log: VecDeque::new() })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn note(&mut self, s: String) {
+        if self.log.len() >= LOG_LINES {
+            self.log.pop_front();
+        }
+        self.log.push_back(s);
+    }
+
+    /// The last lines exchanged (`> ` sent, `< ` received).
+    pub fn recent(&self) -> Vec<String> {
+        self.log.iter().cloned().collect()
+    }
+
+    fn crashed(&mut self) -> AgentError {
+        // give the exit status a moment to appear
+        let mut detail = "closed its output".to_string();
+        for _ in 0..20 {
+            match self.child.try_wait() {
+                Ok(Some(st)) => {
+                    detail = format!("exited with {st}");
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Err(e) => {
+                    detail = e.to_string();
+                    break;
+                }
+            }
+        }
+        AgentError::Crashed { engine: self.name.clone(), detail }
+    }
+
+    /// Send one line.
+    pub fn send(&mut self, line: &str) -> Result<(), AgentError> {
+        self.note(format!("> {line}"));
+        let ok = match self.stdin.as_mut() {
+            Some(w) => writeln!(w, "{line}").and_then(|_| w.flush()).is_ok(),
+            None => false,
+        };
+        if ok {
+            Ok(())
+        } else {
+            self.stdin = None;
+            Err(self.crashed())
+        }
+    }
+
+    /// Next line before `deadline`; `what` names the awaited answer in the timeout error.
+    pub fn recv(&mut self, deadline: Instant, what: &str, ms: u64) -> Result<String, AgentError> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.rx.recv_timeout(left) {
+            Ok(line) => {
+                self.note(format!("< {line}"));
+                Ok(line)
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                Err(AgentError::Timeout { engine: self.name.clone(), what: what.into(), ms })
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.crashed()),
+        }
+    }
+
+    /// Read lines until `pred` accepts one (returned) or the timeout passes.
+    pub fn wait_for(
+        &mut self,
+        timeout: Duration,
+        what: &str,
+        mut pred: impl FnMut(&str) -> bool,
+    ) -> Result<String, AgentError> {
+        let deadline = Instant::now() + timeout;
+        let ms = timeout.as_millis() as u64;
+        loop {
+            let line = self.recv(deadline, what, ms)?;
+            if pred(&line) {
+                return Ok(line);
+            }
+        }
+    }
+
+    /// Drop lines already waiting (stale output of an earlier command).
+    pub fn drain(&mut self) {
+        while let Ok(line) = self.rx.try_recv() {
+            self.note(format!("< {line}"));
+        }
+    }
+
+    /// Is the process still running?
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for EngineProc {
+    fn drop(&mut self) {
+        if let Some(mut w) = self.stdin.take() {
+            let _ = writeln!(w, "quit");
+            let _ = w.flush();
+        }
+        for _ in 0..10 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,40 @@
+//! shogilab-eval: playing strength measurement.
+//!
+//! * [`agent`]: the [`Agent`] trait (one move at a time) and the simple agents (random, greedy);
+//!   [`alphabeta`] and [`mcts_agent`] are the searching ones; [`spec`] turns strings such as
+//!   `alphabeta:3` or `usi:/path/to/engine` into agents;
+//! * [`engine_proc`], [`usi_client`], [`xboard_client`], [`winboard`]: external engines over a
+//!   child process, with a timeout on every read;
+//! * [`play`]: one game between two agents, with forfeits for crashes, hangs and illegal moves;
+//! * [`r#match`]: a match between two agents with paired openings, score and Elo intervals;
+//! * [`elo`], [`sprt`]: maximum-likelihood Elo over many players, and the sequential test;
+//! * [`gauntlet`]: round robins and gauntlets with one Elo table.
+
+pub mod agent;
+pub mod alphabeta;
+pub mod elo;
+pub mod engine_proc;
+pub mod gauntlet;
+pub mod r#match;
+pub mod mcts_agent;
+pub mod play;
+pub mod spec;
+pub mod sprt;
+pub mod usi_client;
+pub mod winboard;
+pub mod xboard_client;
+
+pub use agent::{Agent, AgentError, Choice, GreedyAgent, Limits, RandomAgent};
+pub use alphabeta::AlphaBetaAgent;
+pub use elo::{EloError, EloFit, PairResult};
+pub use gauntlet::{run_gauntlet, EloRow, GauntletConfig, GauntletMode, GauntletResult};
+pub use mcts_agent::MctsAgent;
+pub use play::{play_game, GameResult};
+pub use r#match::{random_openings, run_match, GameRecord, MatchConfig, MatchResult};
+pub use spec::{parse_agent_spec, AGENT_SPEC_HELP};
+pub use sprt::{Sprt, SprtDecision, SprtStatus};
+pub use usi_client::{UsiAgent, UsiConfig};
+pub use xboard_client::{XBoardAgent, XBoardConfig};
+
+/// The self-play crate, re-exported so that front ends can name `Evaluator` and friends.
+pub use shogilab_selfplay as selfplay;

@@ -1,0 +1,341 @@
+//! Self-play datasets: the Parquet schema (documented column by column here and in the
+//! README), writing shards atomically, and reading them back with polars lazy scans.
+//!
+//! Positions table (`positions-<shard>.parquet`), one row per position, schema version 1:
+//!
+//! | column | type | meaning |
+//! |---|---|---|
+//! | `schema_version` | u32 | 1 |
+//! | `variant` | str | variant name (`shogi`, `chu`, `tenjiku`, `tai`, or a user spec's name) |
+//! | `game_id` | str | `<generation>-<game index>`, unique within a run |
+//! | `generation` | u32 | pipeline generation that played the game |
+//! | `ply` | u32 | plies played before this position (0 = start) |
+//! | `sfen` | str | the position |
+//! | `side` | str | side to move, `b` or `w` |
+//! | `move` | str | the move played (USI) |
+//! | `policy_moves` | list[str] | every legal move (USI) |
+//! | `policy_probs` | list[f32] | search policy over `policy_moves` (sums to 1) |
+//! | `root_value` | f32 | search value for the side to move, in [-1, 1] |
+//! | `visits` | u32 | root visits of the search |
+//! | `result` | i8 | game result for the side to move: 1 win, 0 draw, -1 loss |
+//! | `termination` | str | how the game ended (`checkmate`, `royal-captured`, `ply-limit`, ...) |
+//! | `model_id` | str | evaluator that guided the search (`uniform`, a checkpoint id, ...) |
+//! | `simulations` | u32 | simulations per move |
+//! | `seed` | u64 | the game's random seed |
+//!
+//! Games table (`games-<shard>.parquet`), one row per game: `schema_version`, `variant`,
+//! `game_id`, `generation`, `seed`, `start_sfen`, `moves` (USI, space-separated), `plies`,
+//! `result` (`1-0`, `0-1`, `1/2-1/2`, from Black's point of view), `winner` (`black`, `white`,
+//! `draw`), `termination`, `model_id`, `no_resign` (bool: resignation disabled in this game),
+//! `would_resign` (`black`, `white` or empty: who would have resigned in a no-resign game).
+
+use crate::worker::{result_label, termination_label, GameRecord};
+use polars::prelude::*;
+use shogilab_engine::Color;
+use std::path::{Path, PathBuf};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Columns every positions file must have, with their types.
+pub fn position_columns() -> Vec<(&'static str, DataType)> {
+    vec![
+        ("schema_version", DataType::UInt32),
+        ("variant", DataType::String),
+        ("game_id", DataType::String),
+        ("generation", DataType::UInt32),
+        ("ply", DataType::UInt32),
+        ("sfen", DataType::String),
+        ("side", DataType::String),
+        ("move", DataType::String),
+        ("policy_moves", DataType::List(Box::new(DataType::String))),
+        ("policy_probs", DataType::List(Box::new(DataType::Float32))),
+        ("root_value", DataType::Float32),
+        ("visits", DataType::UInt32),
+        ("result", DataType::Int8),
+        ("termination", DataType::String),
+        ("model_id", DataType::String),
+        ("simulations", DataType::UInt32),
+        ("seed", DataType::UInt64),
+    ]
+}
+
+/// Dataset errors name the file.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    #[error("{path}: {msg}")]
+    Invalid { path: String, msg: String },
+    #[error("{path}: {source}")]
+    Polars { path: String, source: PolarsError },
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+}
+
+fn col<T: Into<Column>>(c: T) -> Column {
+    c.into()
+}
+
+/// Build the positions and games tables of a set of games.
+pub fn tables(
+    games: &[GameRecord],
+    variant: &str,
+    generation: u32,
+    model_id: &str,
+    simulations: u32,
+) -> PolarsResult<(DataFrame, DataFrame)> {
+    let n: usize = games.iter().map(|g| g.positions.len()).sum();
+    let mut game_id = Vec::with_capacity(n);
+    let mut ply = Vec::with_capacity(n);
+    let mut sfen = Vec::with_capacity(n);
+    let mut side = Vec::with_capacity(n);
+    let mut mv = Vec::with_capacity(n);
+    let mut pmoves: Vec<Series> = Vec::with_capacity(n);
+    let mut pprobs: Vec<Series> = Vec::with_capacity(n);
+    let mut root_value = Vec::with_capacity(n);
+    let mut visits = Vec::with_capacity(n);
+    let mut result = Vec::with_capacity(n);
+    let mut term = Vec::with_capacity(n);
+    let mut seed = Vec::with_capacity(n);
+    for g in games {
+        let gid = format!("{generation}-{}", g.game_index);
+        for p in &g.positions {
+            game_id.push(gid.clone());
+            ply.push(p.ply);
+            sfen.push(p.sfen.clone());
+            side.push(if p.side == Color::Black { "b" } else { "w" });
+            mv.push(p.mv.clone());
+            pmoves.push(Series::new("".into(), p.policy_moves.as_slice()));
+            pprobs.push(Series::new("".into(), p.policy_probs.as_slice()));
+            root_value.push(p.root_value);
+            visits.push(p.visits);
+            result.push(g.result_for(p.side));
+            term.push(termination_label(&g.status));
+            seed.push(g.seed);
+        }
+    }
+    let positions = DataFrame::new(
+        n,
+        vec![
+            col(Series::new("schema_version".into(), vec![SCHEMA_VERSION; n])),
+            col(Series::new("variant".into(), vec![variant; n])),
+            col(Series::new("game_id".into(), game_id)),
+            col(Series::new("generation".into(), vec![generation; n])),
+            col(Series::new("ply".into(), ply)),
+            col(Series::new("sfen".into(), sfen)),
+            col(Series::new("side".into(), side)),
+            col(Series::new("move".into(), mv)),
+            col(list_series("policy_moves", pmoves, DataType::String)?),
+            col(list_series("policy_probs", pprobs, DataType::Float32)?),
+            col(Series::new("root_value".into(), root_value)),
+            col(Series::new("visits".into(), visits)),
+            col(Series::new("result".into(), result)),
+            col(Series::new("termination".into(), term)),
+            col(Series::new("model_id".into(), vec![model_id; n])),
+            col(Series::new("simulations".into(), vec![simulations; n])),
+            col(Series::new("seed".into(), seed)),
+        ],
+    )?;
+    let m = games.len();
+    let gid: Vec<String> = games.iter().map(|g| format!("{generation}-{}", g.game_index)).collect();
+    let winner: Vec<&str> = games
+        .iter()
+        .map(|g| match g.status.score_for(Color::Black) {
+            1 => "black",
+            -1 => "white",
+            _ => "draw",
+        })
+        .collect();
+    let would: Vec<&str> = games
+        .iter()
+        .map(|g| match g.would_resign {
+            Some(Color::Black) => "black",
+            Some(Color::White) => "white",
+            None => "",
+        })
+        .collect();
+    let games_df = DataFrame::new(
+        m,
+        vec![
+            col(Series::new("schema_version".into(), vec![SCHEMA_VERSION; m])),
+            col(Series::new("variant".into(), vec![variant; m])),
+            col(Series::new("game_id".into(), gid)),
+            col(Series::new("generation".into(), vec![generation; m])),
+            col(Series::new("seed".into(), games.iter().map(|g| g.seed).collect::<Vec<u64>>())),
+            col(Series::new(
+                "start_sfen".into(),
+                games.iter().map(|g| g.start_sfen.clone()).collect::<Vec<_>>(),
+            )),
+            col(Series::new(
+                "moves".into(),
+                games.iter().map(|g| g.moves.join(" ")).collect::<Vec<_>>(),
+            )),
+            col(Series::new(
+                "plies".into(),
+                games.iter().map(|g| g.moves.len() as u32).collect::<Vec<_>>(),
+            )),
+            col(Series::new(
+                "result".into(),
+                games.iter().map(|g| result_label(&g.status)).collect::<Vec<_>>(),
+            )),
+            col(Series::new("winner".into(), winner)),
+            col(Series::new(
+                "termination".into(),
+                games.iter().map(|g| termination_label(&g.status)).collect::<Vec<_>>(),
+            )),
+            col(Series::new("model_id".into(), vec![model_id; m])),
+            col(Series::new(
+                "no_resign".into(),
+                games.iter().map(|g| g.no_resign).collect::<Vec<_>>(),
+            )),
+            col(Series::new("would_resign".into(), would)),
+        ],
+    )?;
+    Ok((positions, games_df))
+}
+
+fn list_series(name: &str, rows: Vec<Series>, inner: DataType) -> PolarsResult<Series> {
+    let mut s = Series::new(name.into(), rows);
+    if s.is_empty() {
+        s = Series::new_empty(name.into(), &DataType::List(Box::new(inner)));
+    }
+    Ok(s)
+}
+
+/// Write a DataFrame to Parquet atomically (temporary name in the same folder, then rename).
+pub fn write_parquet(df: &mut DataFrame, path: &Path) -> Result<(), DatasetError> {
+    let ps = path.display().to_string();
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| DatasetError::Io { path: ps.clone(), source: e })?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default(),
+        std::process::id()
+    ));
+    let f = std::fs::File::create(&tmp)
+        .map_err(|e| DatasetError::Io { path: tmp.display().to_string(), source: e })?;
+    let res = ParquetWriter::new(f).finish(df);
+    if let Err(e) = res {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(DatasetError::Polars { path: ps, source: e });
+    }
+    std::fs::rename(&tmp, path).map_err(|e| DatasetError::Io { path: ps, source: e })?;
+    Ok(())
+}
+
+/// Write one shard of games: `positions-<shard>.parquet` and `games-<shard>.parquet` in `dir`.
+pub fn write_shard(
+    dir: &Path,
+    shard: u32,
+    games: &[GameRecord],
+    variant: &str,
+    generation: u32,
+    model_id: &str,
+    simulations: u32,
+) -> Result<(PathBuf, PathBuf), DatasetError> {
+    let (mut pos, mut gms) = tables(games, variant, generation, model_id, simulations)
+        .map_err(|e| DatasetError::Polars { path: dir.display().to_string(), source: e })?;
+    let pp = dir.join(format!("positions-{shard:05}.parquet"));
+    let gp = dir.join(format!("games-{shard:05}.parquet"));
+    // games first: a shard counts as complete when its positions file exists
+    write_parquet(&mut gms, &gp)?;
+    write_parquet(&mut pos, &pp)?;
+    Ok((pp, gp))
+}
+
+/// One training sample read back from a positions file.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    pub sfen: String,
+    pub ply: u32,
+    pub policy_moves: Vec<String>,
+    pub policy_probs: Vec<f32>,
+    pub result: i8,
+}
+
+/// Check a positions file's schema (every documented column, with its type).
+pub fn check_schema(path: &Path, schema: &Schema) -> Result<(), DatasetError> {
+    for (name, dt) in position_columns() {
+        match schema.get(name) {
+            None => {
+                return Err(DatasetError::Invalid {
+                    path: path.display().to_string(),
+                    msg: format!("not a shogilab positions file: column {name:?} is missing"),
+                })
+            }
+            Some(t) if *t != dt => {
+                return Err(DatasetError::Invalid {
+                    path: path.display().to_string(),
+                    msg: format!("column {name:?} has type {t}, expected {dt}"),
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Read the training columns of positions files (lazy scan, only the needed columns), checking
+/// each file's schema and variant first.
+pub fn read_samples(files: &[PathBuf], variant: &str) -> Result<Vec<Sample>, DatasetError> {
+    let mut out = Vec::new();
+    for path in files {
+        let ps = path.display().to_string();
+        let perr = |e: PolarsError| DatasetError::Polars { path: ps.clone(), source: e };
+        let mut lf = LazyFrame::scan_parquet(PlRefPath::new(&ps), ScanArgsParquet::default())
+            .map_err(perr)?;
+        let schema = lf.collect_schema().map_err(perr)?;
+        check_schema(path, &schema)?;
+        let df = lf
+            .select([
+                col_expr("variant"),
+                col_expr("sfen"),
+                col_expr("ply"),
+                col_expr("policy_moves"),
+                col_expr("policy_probs"),
+                col_expr("result"),
+            ])
+            .collect()
+            .map_err(perr)?;
+        let variants = df.column("variant").and_then(|c| c.str().cloned()).map_err(perr)?;
+        if let Some(other) = variants.iter().flatten().find(|v| *v != variant) {
+            return Err(DatasetError::Invalid {
+                path: ps.clone(),
+                msg: format!("holds {other:?} games, expected {variant:?}"),
+            });
+        }
+        let sfen = df.column("sfen").and_then(|c| c.str().cloned()).map_err(perr)?;
+        let ply = df.column("ply").and_then(|c| c.u32().cloned()).map_err(perr)?;
+        let pm = df.column("policy_moves").and_then(|c| c.list().cloned()).map_err(perr)?;
+        let pp = df.column("policy_probs").and_then(|c| c.list().cloned()).map_err(perr)?;
+        let res = df.column("result").and_then(|c| c.i8().cloned()).map_err(perr)?;
+        for i in 0..df.height() {
+            let bad = |what: &str| DatasetError::Invalid {
+                path: ps.clone(),
+                msg: format!("row {i}: {what} is null"),
+            };
+            let moves_s = pm.get_as_series(i).ok_or_else(|| bad("policy_moves"))?;
+            let probs_s = pp.get_as_series(i).ok_or_else(|| bad("policy_probs"))?;
+            let moves: Vec<String> =
+                moves_s.str().map_err(perr)?.iter().map(|s| s.unwrap_or("").to_string()).collect();
+            let probs: Vec<f32> =
+                probs_s.f32().map_err(perr)?.iter().map(|p| p.unwrap_or(0.0)).collect();
+            if moves.len() != probs.len() {
+                return Err(DatasetError::Invalid {
+                    path: ps.clone(),
+                    msg: format!("row {i}: policy_moves and policy_probs differ in length"),
+                });
+            }
+            out.push(Sample {
+                sfen: sfen.get(i).ok_or_else(|| bad("sfen"))?.to_string(),
+                ply: ply.get(i).unwrap_or(0),
+                policy_moves: moves,
+                policy_probs: probs,
+                result: res.get(i).ok_or_else(|| bad("result"))?,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn col_expr(name: &str) -> Expr {
+    polars::prelude::col(name)
+}

@@ -1,0 +1,235 @@
+//! `shogilab match` (two agents, paired openings, score/Elo with 95% intervals, optional SPRT)
+//! and `shogilab gauntlet` (round robin or gauntlet, one maximum-likelihood Elo table). Agents
+//! are spec strings (`random`, `greedy`, `alphabeta:3`, `mcts:material:64`, `usi:PATH`,
+//! `xboard:/usr/games/hachu`). With `--out DIR`, games are written as `replay` lines
+//! (`games.txt`), per-game JSON lines (`games.jsonl`) and the result as JSON and Markdown, each
+//! file atomically.
+
+use super::protocol::extra_evaluator;
+use super::{write_atomic, VariantArgs};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use shogilab_eval::agent::{Agent, Limits};
+use shogilab_eval::r#match::{GameRecord, MatchConfig, MatchResult};
+use shogilab_eval::{
+    parse_agent_spec, run_gauntlet, run_match, GauntletConfig, GauntletMode, Sprt,
+};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct MatchArgs {
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// First agent (results are from its side): random, greedy, alphabeta[:DEPTH][:noq],
+    /// mcts:EVAL[:SIMS], usi:PATH[|NAME=VALUE...], xboard:PATH[|sd=N][|memory=MB].
+    #[arg(long = "a", value_name = "SPEC")]
+    pub a: String,
+    /// Second agent.
+    #[arg(long = "b", value_name = "SPEC")]
+    pub b: String,
+    /// Number of games (openings are played twice with colours swapped).
+    #[arg(long, default_value_t = 2)]
+    pub games: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Ply cap per game (a draw when reached); 0 = none.
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: u32,
+    /// Random plies of each opening.
+    #[arg(long, default_value_t = 4)]
+    pub opening_plies: usize,
+    /// Nodes / simulations per move.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Milliseconds per move.
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Stop early by SPRT: ELO0,ELO1 (alpha = beta = 0.05).
+    #[arg(long, value_name = "ELO0,ELO1")]
+    pub sprt: Option<String>,
+    /// Folder for games.txt, games.jsonl, match.json, match.md.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print the result as JSON as the last line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct GauntletArgs {
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// An agent (repeat; at least two). The first is the anchor (Elo 0).
+    #[arg(long = "agent", value_name = "SPEC", required = true)]
+    pub agents: Vec<String>,
+    /// Games per pair.
+    #[arg(long, default_value_t = 2)]
+    pub games_per_pair: usize,
+    /// Only the first agent against each other one (default: every pair).
+    #[arg(long)]
+    pub gauntlet: bool,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: u32,
+    #[arg(long, default_value_t = 4)]
+    pub opening_plies: usize,
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Folder for games.txt, games.jsonl, elo.json, elo.md.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_sprt(s: &str) -> Result<Sprt> {
+    let (a, b) = s.split_once(',').context("--sprt: expected ELO0,ELO1")?;
+    let e0: f64 = a.trim().parse().with_context(|| format!("--sprt: {a:?} is not a number"))?;
+    let e1: f64 = b.trim().parse().with_context(|| format!("--sprt: {b:?} is not a number"))?;
+    if !(e0.is_finite() && e1.is_finite()) || e0 == e1 {
+        bail!("--sprt: ELO0 and ELO1 must be two different numbers");
+    }
+    Ok(Sprt::new(e0, e1, 0.05, 0.05))
+}
+
+fn game_json(g: &GameRecord, pair: Option<(usize, usize)>) -> serde_json::Value {
+    let r = &g.result;
+    serde_json::json!({
+        "pair": pair,
+        "index": g.index,
+        "opening": g.opening,
+        "black": g.black,
+        "white": g.white,
+        "result": r.result_str(),
+        "termination": r.status.termination().map(|t| t.as_str()),
+        "plies": r.plies,
+        "opening_plies": r.opening_plies,
+        "forfeit": r.forfeit.as_ref().map(|(c, why)| serde_json::json!({
+            "side": shogilab_eval::play::side_name(*c), "reason": why })),
+        "line": r.replay_line(),
+    })
+}
+
+fn match_json(r: &MatchResult) -> serde_json::Value {
+    let s = &r.summary;
+    serde_json::json!({
+        "a": r.a, "b": r.b,
+        "wins": r.wins, "draws": r.draws, "losses": r.losses, "games": s.games,
+        "score": s.score, "score_ci95": [s.score_ci.0, s.score_ci.1],
+        "elo": s.elo, "elo_ci95": [s.elo_ci.0, s.elo_ci.1],
+        "forfeits": r.forfeits(),
+        "sprt": r.sprt.map(|t| serde_json::json!({
+            "llr": t.llr, "lower": t.lower, "upper": t.upper, "decision": t.decision.as_str() })),
+    })
+}
+
+fn make_agent(
+    spec: &str,
+    v: &std::sync::Arc<shogilab_engine::Variant>,
+    seed: u64,
+) -> Result<Box<dyn Agent>> {
+    parse_agent_spec(spec, v, seed, &extra_evaluator).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn print_game(g: &GameRecord, prefix: &str) {
+    eprintln!(
+        "{prefix}game {:>3}: {} (black) vs {} (white): {} in {} plies",
+        g.index + 1,
+        g.black,
+        g.white,
+        g.result.describe(),
+        g.result.plies
+    );
+}
+
+pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
+    let v = a.variant.load()?;
+    let mut pa = make_agent(&a.a, &v, a.seed)?;
+    let mut pb = make_agent(&a.b, &v, a.seed.wrapping_add(1))?;
+    let cfg = MatchConfig {
+        games: a.games,
+        max_plies: a.max_plies,
+        limits: Limits { nodes: a.nodes, movetime_ms: a.movetime },
+        opening_plies: a.opening_plies,
+        seed: a.seed,
+        sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
+    };
+    let r = run_match(pa.as_mut(), pb.as_mut(), &v, &cfg, &mut |g| print_game(g, ""))?;
+    println!("{}", r.describe());
+    let j = match_json(&r);
+    if let Some(dir) = &a.out {
+        let lines: String = r.games.iter().map(|g| g.result.replay_line() + "\n").collect();
+        write_atomic(&dir.join("games.txt"), lines.as_bytes())?;
+        let jl: String = r.games.iter().map(|g| game_json(g, None).to_string() + "\n").collect();
+        write_atomic(&dir.join("games.jsonl"), jl.as_bytes())?;
+        write_atomic(&dir.join("match.json"), serde_json::to_string_pretty(&j)?.as_bytes())?;
+        let md = format!(
+            "# {} vs {} ({})\n\n{}\n\n| W | D | L | score | 95% CI | Elo | 95% CI |\n|---:|---:|---:|---:|---|---:|---|\n| {} | {} | {} | {:.3} | [{:.3}, {:.3}] | {:+.1} | [{:+.1}, {:+.1}] |\n",
+            r.a, r.b, v.name, r.describe(), r.wins, r.draws, r.losses, r.summary.score,
+            r.summary.score_ci.0, r.summary.score_ci.1, r.summary.elo, r.summary.elo_ci.0,
+            r.summary.elo_ci.1
+        );
+        write_atomic(&dir.join("match.md"), md.as_bytes())?;
+    }
+    if a.json {
+        println!("{j}");
+    }
+    Ok(())
+}
+
+pub fn run_gauntlet_cmd(a: GauntletArgs) -> Result<()> {
+    if a.agents.len() < 2 {
+        bail!("a gauntlet needs at least two --agent");
+    }
+    let v = a.variant.load()?;
+    let mut agents = a
+        .agents
+        .iter()
+        .enumerate()
+        .map(|(i, s)| make_agent(s, &v, a.seed.wrapping_add(i as u64 * 101)))
+        .collect::<Result<Vec<_>>>()?;
+    let cfg = GauntletConfig {
+        mode: if a.gauntlet { GauntletMode::Gauntlet } else { GauntletMode::RoundRobin },
+        per_pair: MatchConfig {
+            games: a.games_per_pair,
+            max_plies: a.max_plies,
+            limits: Limits { nodes: a.nodes, movetime_ms: a.movetime },
+            opening_plies: a.opening_plies,
+            seed: a.seed,
+            sprt: None,
+        },
+    };
+    let mut jl = String::new();
+    let mut lines = String::new();
+    let r = run_gauntlet(&mut agents, &v, &cfg, &mut |i, j, g| {
+        print_game(g, &format!("[{i}-{j}] "));
+        jl.push_str(&(game_json(g, Some((i, j))).to_string() + "\n"));
+        lines.push_str(&(g.result.replay_line() + "\n"));
+    })?;
+    for (_, _, m) in &r.matches {
+        println!("{}", m.describe());
+    }
+    let md = r.markdown();
+    println!("\n{md}");
+    let j = serde_json::json!({
+        "variant": v.name,
+        "anchor": r.anchor,
+        "regularized": r.regularized,
+        "table": r.table,
+        "matches": r.matches.iter().map(|(i, j, m)| serde_json::json!({
+            "i": i, "j": j, "result": match_json(m) })).collect::<Vec<_>>(),
+    });
+    if let Some(dir) = &a.out {
+        write_atomic(&dir.join("games.txt"), lines.as_bytes())?;
+        write_atomic(&dir.join("games.jsonl"), jl.as_bytes())?;
+        write_atomic(&dir.join("elo.json"), serde_json::to_string_pretty(&j)?.as_bytes())?;
+        write_atomic(&dir.join("elo.md"), md.as_bytes())?;
+    }
+    if a.json {
+        println!("{j}");
+    }
+    Ok(())
+}

@@ -1,0 +1,137 @@
+//! Checkpoints: the network weights (`<name>.ot`, libtorch's format) and a JSON sidecar
+//! (`<name>.json`) with everything needed to rebuild the network and to refuse a checkpoint
+//! that belongs to another variant or network size with a precise message. Both are written
+//! to temporary names and renamed.
+
+use crate::model::{Net, NetConfig};
+use serde::{Deserialize, Serialize};
+use shogilab_selfplay::encode::Encoder;
+use std::path::{Path, PathBuf};
+use tch::{nn, Device};
+
+/// Checkpoint metadata.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CheckpointMeta {
+    pub format: u32,
+    pub variant: String,
+    pub files: usize,
+    pub ranks: usize,
+    pub piece_types: usize,
+    pub hand_kinds: usize,
+    pub scalars: usize,
+    pub net: NetConfig,
+    /// Training steps that produced these weights.
+    pub steps: u64,
+    /// Identifier recorded in datasets.
+    pub model_id: String,
+}
+
+pub const FORMAT: u32 = 1;
+
+/// Errors reading or writing checkpoints.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("checkpoint {path}: {msg}")]
+    Invalid { path: String, msg: String },
+    #[error("checkpoint {path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("checkpoint {path}: libtorch: {msg}")]
+    Torch { path: String, msg: String },
+}
+
+fn sidecar(path: &Path) -> PathBuf {
+    path.with_extension("json")
+}
+
+impl CheckpointMeta {
+    pub fn for_net(enc: &Encoder, net: &NetConfig, steps: u64, model_id: &str) -> CheckpointMeta {
+        CheckpointMeta {
+            format: FORMAT,
+            variant: enc.variant.name.clone(),
+            files: enc.width,
+            ranks: enc.height,
+            piece_types: enc.types,
+            hand_kinds: enc.hand_kinds,
+            scalars: enc.num_scalars(),
+            net: net.clone(),
+            steps,
+            model_id: model_id.to_string(),
+        }
+    }
+
+    /// Check that this checkpoint fits a variant's encoder.
+    pub fn check(&self, enc: &Encoder, path: &Path) -> Result<(), CheckpointError> {
+        let bad = |msg: String| CheckpointError::Invalid { path: path.display().to_string(), msg };
+        if self.format != FORMAT {
+            return Err(bad(format!("format {} (this build reads {FORMAT})", self.format)));
+        }
+        if self.variant != enc.variant.name {
+            return Err(bad(format!(
+                "trained for variant {:?}, not {:?}",
+                self.variant, enc.variant.name
+            )));
+        }
+        if (self.files, self.ranks, self.piece_types, self.hand_kinds, self.scalars)
+            != (enc.width, enc.height, enc.types, enc.hand_kinds, enc.num_scalars())
+        {
+            return Err(bad(format!(
+                "input shape {}x{} board, {} piece types, {} hand kinds does not match this variant spec ({}x{}, {}, {})",
+                self.files, self.ranks, self.piece_types, self.hand_kinds, enc.width, enc.height, enc.types, enc.hand_kinds
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Read a checkpoint's metadata.
+pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
+    let sc = sidecar(path);
+    let text = std::fs::read_to_string(&sc)
+        .map_err(|e| CheckpointError::Io { path: sc.display().to_string(), source: e })?;
+    serde_json::from_str(&text).map_err(|e| CheckpointError::Invalid {
+        path: sc.display().to_string(),
+        msg: e.to_string(),
+    })
+}
+
+/// Save weights and metadata atomically.
+pub fn save(vs: &nn::VarStore, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
+    let ps = path.display().to_string();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CheckpointError::Io { path: ps.clone(), source: e })?;
+    }
+    let tmp = path.with_extension("ot.tmp");
+    vs.save(&tmp).map_err(|e| CheckpointError::Torch { path: ps.clone(), msg: e.to_string() })?;
+    let sc = sidecar(path);
+    let sct = sc.with_extension("json.tmp");
+    let json = serde_json::to_string_pretty(meta)
+        .map_err(|e| CheckpointError::Invalid { path: ps.clone(), msg: e.to_string() })?;
+    std::fs::write(&sct, json)
+        .map_err(|e| CheckpointError::Io { path: sct.display().to_string(), source: e })?;
+    std::fs::rename(&tmp, path).map_err(|e| CheckpointError::Io { path: ps.clone(), source: e })?;
+    std::fs::rename(&sct, &sc)
+        .map_err(|e| CheckpointError::Io { path: sc.display().to_string(), source: e })?;
+    Ok(())
+}
+
+/// Load a checkpoint for a variant: rebuilds the network from the metadata, checks that it fits
+/// the variant, and loads the weights.
+pub fn load(
+    path: &Path,
+    enc: &Encoder,
+    device: Device,
+) -> Result<(nn::VarStore, Net, CheckpointMeta), CheckpointError> {
+    let meta = read_meta(path)?;
+    meta.check(enc, path)?;
+    meta.net
+        .validate()
+        .map_err(|msg| CheckpointError::Invalid { path: path.display().to_string(), msg })?;
+    let mut vs = nn::VarStore::new(device);
+    let net = Net::new(&vs.root(), enc, &meta.net);
+    vs.load(path).map_err(|e| CheckpointError::Torch {
+        path: path.display().to_string(),
+        msg: e.to_string(),
+    })?;
+    Ok((vs, net, meta))
+}
