@@ -66,3 +66,31 @@ fn material_search_takes_a_hanging_piece() {
     assert!(r.value > 0.0);
     let _ = Color::Black;
 }
+
+#[test]
+fn parquet_shards_read_back_with_the_documented_columns() {
+    use shogilab_selfplay::dataset;
+    let v = Variant::builtin("shogi").unwrap();
+    let mut cfg = SelfplayConfig { concurrent: 2, max_plies: 20, ..Default::default() };
+    cfg.search.simulations = 4;
+    let mut games = Vec::new();
+    play_games(&v, &cfg, &Uniform, 3, 0, 2, |g| games.push(g), |_| {});
+    let dir = std::env::temp_dir().join(format!("shogilab-ds-{}", std::process::id()));
+    let (pp, gp) = dataset::write_shard(&dir, 0, &games, "shogi", 0, "uniform", 4).unwrap();
+    assert!(gp.exists());
+    let samples = dataset::read_samples(&[pp.clone()], "shogi").unwrap();
+    let n: usize = games.iter().map(|g| g.positions.len()).sum();
+    assert_eq!(samples.len(), n);
+    for s in &samples {
+        assert!((s.policy_probs.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        assert!((-1..=1).contains(&s.result));
+    }
+    // wrong variant and a corrupt file are refused with the file named
+    let e = dataset::read_samples(&[pp.clone()], "chu").unwrap_err().to_string();
+    assert!(e.contains("positions-00000") && e.contains("shogi"), "{e}");
+    let bad = dir.join("bad.parquet");
+    std::fs::write(&bad, b"not parquet at all").unwrap();
+    let e = dataset::read_samples(&[bad], "shogi").unwrap_err().to_string();
+    assert!(e.contains("bad.parquet"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
