@@ -100,6 +100,8 @@ struct Ply {
 pub struct Game {
     pos: Position,
     history: Vec<Ply>,
+    /// Occurrences of each position hash before the current one (history), for repetition.
+    seen_counts: std::collections::HashMap<u64, u32>,
     status: Status,
     /// Draw when this many plies have been played (0 = no cap).
     pub max_plies: u32,
@@ -113,6 +115,7 @@ impl Game {
         let mut g = Game {
             pos,
             history: Vec::new(),
+            seen_counts: std::collections::HashMap::new(),
             status: Status::Ongoing,
             max_plies: 0,
             legal: MoveList::with_capacity(256),
@@ -194,7 +197,7 @@ impl Game {
     }
 
     fn seen(&self, h: u64) -> bool {
-        self.history.iter().any(|p| p.hash_before == h) || self.pos.hash() == h
+        self.seen_counts.contains_key(&h) || self.pos.hash() == h
     }
 
     /// Play a legal move (not checked here; use `Position::parse_usi` or `legal_moves`).
@@ -208,6 +211,7 @@ impl Game {
         let attacking =
             track_attack && (self.gives_check(mover) || self.moved_piece_attacks(&undo, mover));
         self.history.push(Ply { hash_before, undo, check, attacking });
+        *self.seen_counts.entry(hash_before).or_insert(0) += 1;
         self.refresh();
     }
 
@@ -221,6 +225,12 @@ impl Game {
     /// Undo the last move.
     pub fn unplay(&mut self) -> Option<Move> {
         let p = self.history.pop()?;
+        if let Some(c) = self.seen_counts.get_mut(&p.hash_before) {
+            *c -= 1;
+            if *c == 0 {
+                self.seen_counts.remove(&p.hash_before);
+            }
+        }
         self.pos.unplay(&p.undo);
         self.refresh();
         Some(p.undo.mv)
@@ -326,7 +336,7 @@ impl Game {
             return None;
         }
         let h = self.pos.hash();
-        let count = 1 + self.history.iter().filter(|p| p.hash_before == h).count();
+        let count = 1 + self.seen_counts.get(&h).copied().unwrap_or(0) as usize;
         if count < self.pos.v.rules.repetition_count as usize {
             return None;
         }

@@ -92,3 +92,16 @@ fn shogi_legality_cases() {
 fn chu_legality_cases() {
     assert!(run_legal_file("chu", "legal/chu.txt") > 0);
 }
+
+#[test]
+fn tenjiku_perft_regression() {
+    assert_eq!(
+        run_perft_file("tenjiku", "perft/tenjiku.perft", Convention::Distinct, 1_000_000),
+        3
+    );
+}
+
+#[test]
+fn tai_perft_regression() {
+    assert_eq!(run_perft_file("tai", "perft/tai.perft", Convention::Distinct, 1_000_000), 2);
+}
