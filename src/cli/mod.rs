@@ -7,7 +7,9 @@ mod perft;
 mod playout;
 mod protocol;
 mod replay;
+mod selfplay_cmd;
 mod sfen;
+mod train_cmd;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -35,6 +37,10 @@ pub enum Command {
     CheckVariant(check_variant::CheckArgs),
     /// Measure perft node rates and random-playout speed for the built-in variants.
     Bench(bench::BenchArgs),
+    /// Play self-play games and write Parquet shards (resumable).
+    Selfplay(selfplay_cmd::SelfplayArgs),
+    /// Train a network on self-play shards and write a checkpoint.
+    Train(train_cmd::TrainArgs),
     /// Play a match between two agents: W/D/L, score and Elo with 95% intervals, optional SPRT.
     Match(matchcmd::MatchArgs),
     /// Round robin (or --gauntlet) among several agents with one maximum-likelihood Elo table.
@@ -82,6 +88,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Sfen(a) => sfen::run(a),
         Command::CheckVariant(a) => check_variant::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Selfplay(a) => selfplay_cmd::run(a),
+        Command::Train(a) => train_cmd::run(a),
         Command::Match(a) => matchcmd::run_match_cmd(a),
         Command::Gauntlet(a) => matchcmd::run_gauntlet_cmd(a),
         Command::Usi(a) => protocol::run_usi(a),
