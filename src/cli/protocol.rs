@@ -23,8 +23,23 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 
 /// Evaluators beyond `uniform` and `material` for `mcts:NAME` specs (checkpoints plug in here).
-pub fn extra_evaluator(_name: &str) -> Option<Arc<dyn Evaluator>> {
-    None
+pub fn extra_evaluator(name: &str) -> Option<Arc<dyn Evaluator>> {
+    if !name.ends_with(".ot") {
+        return None;
+    }
+    let load = || -> anyhow::Result<Arc<dyn Evaluator>> {
+        let path = std::path::Path::new(name);
+        let meta = shogilab_train::checkpoint::read_meta(path)?;
+        let v = Variant::builtin(&meta.variant)?;
+        Ok(Arc::from(super::selfplay_cmd::make_evaluator(name, &v)?))
+    };
+    match load() {
+        Ok(e) => Some(e),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            None
+        }
+    }
 }
 
 #[derive(Args)]
