@@ -30,6 +30,22 @@ pub struct MatchArgs {
     /// Number of games (openings are played twice with colours swapped).
     #[arg(long, default_value_t = 2)]
     pub games: usize,
+    #[command(flatten)]
+    pub play: PlayArgs,
+    /// Stop early by SPRT: ELO0,ELO1 (alpha = beta = 0.05).
+    #[arg(long, value_name = "ELO0,ELO1")]
+    pub sprt: Option<String>,
+    /// Folder for games.txt, games.jsonl, match.json, match.md.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print the result as JSON as the last line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Game settings shared by `match` and `gauntlet`.
+#[derive(Args)]
+pub struct PlayArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Ply cap per game (a draw when reached); 0 = none.
@@ -44,15 +60,6 @@ pub struct MatchArgs {
     /// Milliseconds per move.
     #[arg(long)]
     pub movetime: Option<u64>,
-    /// Stop early by SPRT: ELO0,ELO1 (alpha = beta = 0.05).
-    #[arg(long, value_name = "ELO0,ELO1")]
-    pub sprt: Option<String>,
-    /// Folder for games.txt, games.jsonl, match.json, match.md.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Print the result as JSON as the last line.
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[derive(Args)]
@@ -68,16 +75,8 @@ pub struct GauntletArgs {
     /// Only the first agent against each other one (default: every pair).
     #[arg(long)]
     pub gauntlet: bool,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    #[arg(long, default_value_t = 400)]
-    pub max_plies: u32,
-    #[arg(long, default_value_t = 4)]
-    pub opening_plies: usize,
-    #[arg(long)]
-    pub nodes: Option<u64>,
-    #[arg(long)]
-    pub movetime: Option<u64>,
+    #[command(flatten)]
+    pub play: PlayArgs,
     /// Folder for games.txt, games.jsonl, elo.json, elo.md.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -147,14 +146,14 @@ fn print_game(g: &GameRecord, prefix: &str) {
 
 pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     let v = a.variant.load()?;
-    let mut pa = make_agent(&a.a, &v, a.seed)?;
-    let mut pb = make_agent(&a.b, &v, a.seed.wrapping_add(1))?;
+    let mut pa = make_agent(&a.a, &v, a.play.seed)?;
+    let mut pb = make_agent(&a.b, &v, a.play.seed.wrapping_add(1))?;
     let cfg = MatchConfig {
         games: a.games,
-        max_plies: a.max_plies,
-        limits: Limits { nodes: a.nodes, movetime_ms: a.movetime },
-        opening_plies: a.opening_plies,
-        seed: a.seed,
+        max_plies: a.play.max_plies,
+        limits: Limits { nodes: a.play.nodes, movetime_ms: a.play.movetime },
+        opening_plies: a.play.opening_plies,
+        seed: a.play.seed,
         sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
     };
     let r = run_match(pa.as_mut(), pb.as_mut(), &v, &cfg, &mut |g| print_game(g, ""))?;
@@ -189,16 +188,16 @@ pub fn run_gauntlet_cmd(a: GauntletArgs) -> Result<()> {
         .agents
         .iter()
         .enumerate()
-        .map(|(i, s)| make_agent(s, &v, a.seed.wrapping_add(i as u64 * 101)))
+        .map(|(i, s)| make_agent(s, &v, a.play.seed.wrapping_add(i as u64 * 101)))
         .collect::<Result<Vec<_>>>()?;
     let cfg = GauntletConfig {
         mode: if a.gauntlet { GauntletMode::Gauntlet } else { GauntletMode::RoundRobin },
         per_pair: MatchConfig {
             games: a.games_per_pair,
-            max_plies: a.max_plies,
-            limits: Limits { nodes: a.nodes, movetime_ms: a.movetime },
-            opening_plies: a.opening_plies,
-            seed: a.seed,
+            max_plies: a.play.max_plies,
+            limits: Limits { nodes: a.play.nodes, movetime_ms: a.play.movetime },
+            opening_plies: a.play.opening_plies,
+            seed: a.play.seed,
             sprt: None,
         },
     };
