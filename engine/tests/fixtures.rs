@@ -105,3 +105,31 @@ fn tenjiku_perft_regression() {
 fn tai_perft_regression() {
     assert_eq!(run_perft_file("tai", "perft/tai.perft", Convention::Distinct, 1_000_000), 2);
 }
+
+#[test]
+fn lishogi_chushogi_fixture_positions() {
+    let n =
+        run_perft_file("chu", "perft/chu-lishogi-fixtures.perft", Convention::Lishogi, 10_000_000);
+    assert!(n >= 270, "only {n} positions checked");
+}
+
+#[test]
+fn lishogi_standard_fixture_positions() {
+    let n = run_perft_file("shogi", "perft/shogi-fixtures.perft", Convention::Distinct, 10_000_000);
+    assert!(n >= 280, "only {n} positions checked");
+}
+
+#[test]
+fn lishogi_game_records_are_legal() {
+    let v = Variant::builtin("shogi").unwrap();
+    let mut plies = 0;
+    for (i, line) in lines(&data("games/shogi.txt")).iter().enumerate() {
+        let mut game = shogilab_engine::Game::new(Position::start(&v));
+        for m in line.split_whitespace().skip(2) {
+            let mv = game.parse_usi(m).unwrap_or_else(|e| panic!("game {}: {m}: {e}", i + 1));
+            game.play(mv);
+            plies += 1;
+        }
+    }
+    assert!(plies > 2000, "{plies} plies");
+}
