@@ -103,7 +103,7 @@ fn tenjiku_perft_regression() {
 
 #[test]
 fn tai_perft_regression() {
-    assert_eq!(run_perft_file("tai", "perft/tai.perft", Convention::Distinct, 1_000_000), 2);
+    assert_eq!(run_perft_file("tai", "perft/tai.perft", Convention::Distinct, 1_000_000), 7);
 }
 
 #[test]
