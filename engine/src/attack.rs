@@ -165,10 +165,8 @@ impl Position {
                         }
                     }
                 }
-                Special::Area { steps } => {
-                    if self.area_reaches(from, *steps, target, ov) {
-                        return true;
-                    }
+                Special::Area { steps } if self.area_reaches(from, *steps, target, ov) => {
+                    return true;
                 }
                 Special::Hook { d, turns } => {
                     let mut e = from as i16;

@@ -347,7 +347,7 @@ impl Game {
         // Ply i (0-based in history) was played by the side to move at game start if i is even
         // relative to the current side: the last ply was played by the opponent of `us`.
         let us = self.pos.side_to_move();
-        let by = |i: usize| if (n - 1 - i) % 2 == 0 { us.flip() } else { us };
+        let by = |i: usize| if (n - 1 - i).is_multiple_of(2) { us.flip() } else { us };
         let all_of = |c: Color, f: &dyn Fn(&Ply) -> bool| {
             let mut any = false;
             for (k, p) in cycle.iter().enumerate() {

@@ -59,7 +59,7 @@ impl<'a> Gen<'a> {
         let stuck = t.stuck[ci][m.to as usize];
         let (mut can, mut must) = match v.rules.promotion {
             PromotionRule::StartOrEnd => (zf || zt, false),
-            PromotionRule::EnterOrCapture => ((!zf && zt) || (capture && (zf || zt)), false),
+            PromotionRule::EnterOrCapture => (zt && (!zf || capture) || (capture && zf), false),
             PromotionRule::OnCapture => (capture, capture),
             PromotionRule::None => (false, false),
         };
@@ -398,8 +398,7 @@ impl<'a> Gen<'a> {
         for _ in 0..steps {
             let mut next: [u16; 64] = [0; 64];
             let mut nn = 0usize;
-            for i in 0..nf {
-                let p = frontier[i];
+            for &p in &frontier[..nf] {
                 for &d in &v.dirs8 {
                     let s = (p as i16 + d) as u16;
                     if s == from {

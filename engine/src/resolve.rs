@@ -152,8 +152,7 @@ pub fn resolve(source: &str, text: &str, options: &[(String, String)]) -> Result
         }
     }
     table.insert("selected".into(), Value::Table(selected));
-    let spec: VariantSpec = table
-        .try_into()
-        .map_err(|e: toml::de::Error| spec_err(source, format!("{}", e.message())))?;
+    let spec: VariantSpec =
+        table.try_into().map_err(|e: toml::de::Error| spec_err(source, e.message().to_string()))?;
     Ok(spec)
 }
