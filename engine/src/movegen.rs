@@ -59,7 +59,7 @@ impl<'a> Gen<'a> {
         let stuck = t.stuck[ci][m.to as usize];
         let (mut can, mut must) = match v.rules.promotion {
             PromotionRule::StartOrEnd => (zf || zt, false),
-            PromotionRule::EnterOrCapture => (zt && (!zf || capture) || (capture && zf), false),
+            PromotionRule::EnterOrCapture => (if capture { zf || zt } else { zt && !zf }, false),
             PromotionRule::OnCapture => (capture, capture),
             PromotionRule::None => (false, false),
         };
