@@ -114,3 +114,56 @@ fn one_generation_per_variant() {
     assert!(!ok && text.contains("trained for variant \"shogi\""), "{text}");
     std::fs::remove_dir_all(&root).ok();
 }
+
+#[test]
+fn pipeline_runs_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("shogilab-pipeline-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let args = [
+        "pipeline",
+        "-v",
+        "chu",
+        "--out",
+        d,
+        "--generations",
+        "2",
+        "--games",
+        "4",
+        "--shard-games",
+        "2",
+        "--simulations",
+        "4",
+        "--concurrent",
+        "4",
+        "--max-plies",
+        "40",
+        "--steps",
+        "4",
+        "--batch-size",
+        "8",
+        "--eval-games",
+        "2",
+    ];
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    for f in [
+        "run.toml",
+        "report.md",
+        "models/gen-0001.ot",
+        "models/gen-0002.ot",
+        "eval/gen-0002/match.md",
+        "selfplay/gen-0001/positions-00001.parquet",
+    ] {
+        assert!(dir.join(f).exists(), "{f} missing");
+    }
+    let stamp = |f: &str| std::fs::metadata(dir.join(f)).unwrap().modified().unwrap();
+    let before = (stamp("models/gen-0002.ot"), stamp("selfplay/gen-0001/positions-00000.parquet"));
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    assert_eq!(
+        before,
+        (stamp("models/gen-0002.ot"), stamp("selfplay/gen-0001/positions-00000.parquet")),
+        "resume redid work"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

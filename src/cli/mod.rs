@@ -4,6 +4,7 @@ mod bench;
 mod check_variant;
 mod matchcmd;
 mod perft;
+mod pipeline;
 mod playout;
 mod protocol;
 mod replay;
@@ -41,6 +42,8 @@ pub enum Command {
     Selfplay(selfplay_cmd::SelfplayArgs),
     /// Train a network on self-play shards and write a checkpoint.
     Train(train_cmd::TrainArgs),
+    /// Generations of self-play -> training -> evaluation in one resumable run directory.
+    Pipeline(pipeline::PipelineArgs),
     /// Play a match between two agents: W/D/L, score and Elo with 95% intervals, optional SPRT.
     Match(matchcmd::MatchArgs),
     /// Round robin (or --gauntlet) among several agents with one maximum-likelihood Elo table.
@@ -90,6 +93,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(a) => bench::run(a),
         Command::Selfplay(a) => selfplay_cmd::run(a),
         Command::Train(a) => train_cmd::run(a),
+        Command::Pipeline(a) => pipeline::run(a),
         Command::Match(a) => matchcmd::run_match_cmd(a),
         Command::Gauntlet(a) => matchcmd::run_gauntlet_cmd(a),
         Command::Usi(a) => protocol::run_usi(a),
