@@ -577,12 +577,18 @@ impl Position {
 
     fn filter_drop_mate(&self, out: &mut MoveList, start: usize) {
         let mut scratch = self.clone();
-        out.retain(|m| {
-            !(m.is_drop()
+        let mut w = start;
+        for r in start..out.len() {
+            let m = out[r];
+            if !(m.is_drop()
                 && self.v.types[m.drop_type() as usize].no_drop_mate
-                && scratch.is_drop_mate(*m))
-        });
-        let _ = start;
+                && scratch.is_drop_mate(m))
+            {
+                out[w] = m;
+                w += 1;
+            }
+        }
+        out.truncate(w);
     }
 
     /// Does playing `m` leave the mover's king safe? (plays and unplays on self)
@@ -628,42 +634,27 @@ impl Position {
         for (di, &d) in v.dirs8.iter().enumerate() {
             let mut s = king as i16;
             let mut first: u16 = 0;
-            let mut k: u8 = 0;
+            let mut dist: u8 = 0;
             loop {
                 s += d;
+                dist = dist.saturating_add(1);
                 let c = self.board[s as usize];
                 if c == EMPTY {
-                    if first != 0 {
-                        k = k.saturating_add(1);
-                    }
                     continue;
                 }
-                if c == WALL {
+                if c == WALL || (first == 0 && cell_color(c) != us) {
                     break;
                 }
                 if first == 0 {
-                    if cell_color(c) != us {
-                        break;
-                    }
                     first = s as u16;
-                    k = 0;
                     continue;
                 }
-                // second piece: an enemy that captures back along the line through `first`
-                k = k.saturating_add(1);
-                if cell_color(c) == them {
-                    let t = &v.types[cell_type(c) as usize];
-                    // the attacker moves in direction -d (index (di + 4) % 8)
-                    let dist_to_king = {
-                        let (ax, ay) = v.xy(s as u16);
-                        let (kx, ky) = v.xy(king);
-                        (ax - kx).abs().max((ay - ky).abs()) as u8
-                    };
-                    let _ = k;
-                    if t.cap_range[them.idx()][(di + 4) % 8] >= dist_to_king {
-                        pins[n] = (first, d);
-                        n += 1;
-                    }
+                // second piece: an enemy capturing back along the line (direction -d) pins `first`
+                if cell_color(c) == them
+                    && v.types[cell_type(c) as usize].cap_range[them.idx()][(di + 4) % 8] >= dist
+                {
+                    pins[n] = (first, d);
+                    n += 1;
                 }
                 break;
             }

@@ -258,16 +258,15 @@ impl Position {
     /// Change the piece on `sq` in place (promotion or contagion without moving).
     fn transform(&mut self, sq: u16, new: Cell) {
         let old = self.board[sq as usize];
-        let (c, idx) = (cell_color(old), self.pindex[sq as usize]);
+        let c = cell_color(old);
         let ci = c.idx();
-        // Reuse the list slot: relocate to itself would not update counters, so do it by hand.
+        // The piece keeps its list slot; only the board, hash and counters change.
         let (t_old, t_new) =
             (&self.v.types[cell_type(old) as usize], &self.v.types[cell_type(new) as usize]);
         let royal_delta = t_new.royal as i32 - t_old.royal as i32;
         let nifu_delta = t_new.nifu as i32 - t_old.nifu as i32;
         self.board[sq as usize] = new;
         self.hash ^= self.v.zob_piece(old, sq) ^ self.v.zob_piece(new, sq);
-        let _ = idx;
         if royal_delta != 0 {
             self.royals[ci] = (self.royals[ci] as i32 + royal_delta) as u16;
             self.king[ci] = if self.royals[ci] == 1 { self.find_royal(c) } else { 0 };

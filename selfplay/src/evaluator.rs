@@ -3,7 +3,7 @@
 //! `uniform` and `material`. The `tch` backend lives in the `train` crate.
 
 use crate::values::PieceValues;
-use shogilab_engine::{Color, Move, Position};
+use shogilab_engine::{Move, Position};
 
 /// One position to evaluate, with its legal moves (in the order the policy must follow).
 pub struct EvalRequest<'a> {
@@ -113,14 +113,5 @@ impl Evaluator for Material {
                 o.policy.iter_mut().for_each(|p| *p /= sum);
             }
         }
-    }
-}
-
-/// The side whose material is counted first in `balance`.
-pub fn side_name(c: Color) -> &'static str {
-    if c == Color::Black {
-        "black"
-    } else {
-        "white"
     }
 }

@@ -326,16 +326,11 @@ pub fn play_games(
         }
         prog.evals += waiting.len() as u64;
         prog.batches += 1;
-        let mut k = 0;
-        let mut order: Vec<(usize, usize)> = waiting.iter().map(|&i| (i, 0)).collect();
-        for o in order.iter_mut() {
-            o.1 = k;
-            k += 1;
-        }
+        // `waiting` is sorted: the j-th output belongs to slot waiting[j].
         let outs = &outputs;
         slots.par_iter_mut().enumerate().for_each(|(i, s)| {
-            if let Ok(j) = order.binary_search_by_key(&i, |o| o.0) {
-                s.search.deliver(&outs[order[j].1]);
+            if let Ok(j) = waiting.binary_search(&i) {
+                s.search.deliver(&outs[j]);
                 s.waiting = false;
             }
         });

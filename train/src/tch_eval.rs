@@ -6,7 +6,7 @@ use crate::model::Net;
 use shogilab_selfplay::encode::Encoder;
 use shogilab_selfplay::{EvalOutput, EvalRequest, Evaluator};
 use std::sync::Mutex;
-use tch::{nn, Device, Kind, Tensor};
+use tch::{nn, Device, Kind};
 
 /// A network used for inference.
 pub struct TchEvaluator {
@@ -34,20 +34,6 @@ impl TchEvaluator {
             model_id,
             device,
         }
-    }
-
-    /// Raw forward throughput helper: evaluate and return the number of positions.
-    pub fn forward_only(&self, batch: &[EvalRequest<'_>]) -> usize {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let Inner { net, batch: b, .. } = &mut *inner;
-        b.fill(&self.encoder, batch.iter().map(|r| (r.pos, r.moves, r.plies)), false);
-        let (board, scalars, moves, mask) = b.tensors(self.device);
-        tch::no_grad(|| {
-            let t = net.trunk(&board, &scalars, false);
-            let _ =
-                net.policy_logits(&t, &moves, &mask).softmax(1, Kind::Float).to_device(Device::Cpu);
-        });
-        batch.len()
     }
 }
 
@@ -86,6 +72,5 @@ impl Evaluator for TchEvaluator {
                 o.wdl = [w[3 * i], w[3 * i + 1], w[3 * i + 2]];
             }
         }
-        let _ = Tensor::zeros([1], (Kind::Float, Device::Cpu));
     }
 }
