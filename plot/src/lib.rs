@@ -1,0 +1,288 @@
+//! PNG charts for shogilab's reports: line charts (training loss, interval width against games)
+//! and estimate-against-reference scatter plots with error bars (piece values against the
+//! German Chu Shogi Association table).
+//!
+//! The font (DejaVu Sans, `assets/fonts/`, Bitstream Vera licence) is compiled in, so charts
+//! render the same on a machine without any fonts installed. Every chart is drawn to a temporary
+//! file beside its destination and renamed into place: a failed render never leaves half a PNG.
+
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+const SIZE: (u32, u32) = (1000, 640);
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+/// Why a chart could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("{path}: nothing to plot ({what})")]
+    Empty { path: String, what: String },
+    #[error("{path}: {msg}")]
+    Render { path: String, msg: String },
+}
+
+/// One named line of a line chart.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One labelled estimate: `x` is the reference, `y` the estimate with its interval `[lo, hi]`.
+#[derive(Debug, Clone)]
+pub struct Estimate {
+    pub label: String,
+    pub x: f64,
+    pub y: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// Axis titles and chart caption.
+#[derive(Debug, Clone, Copy)]
+pub struct Labels<'a> {
+    pub title: &'a str,
+    pub x: &'a str,
+    pub y: &'a str,
+}
+
+fn font_ready() {
+    static ONCE: Once = Once::new();
+    // The font is a compile-time constant known to parse; a failure only loses text.
+    ONCE.call_once(|| {
+        let _ = register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+/// Range of `values` with a margin, never empty.
+fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    if !lo.is_finite() {
+        return None;
+    }
+    let pad = ((hi - lo) * 0.05).max(1e-6);
+    Some((lo - pad, hi + pad))
+}
+
+/// Draw into a temporary PNG next to `path`, then rename it into place.
+fn render(
+    path: &Path,
+    draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> Result<(), String>,
+) -> Result<(), PlotError> {
+    font_ready();
+    let fail = |msg: String| PlotError::Render { path: path.display().to_string(), msg };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp: PathBuf = path.with_file_name(format!(".{name}.{}.tmp.png", std::process::id()));
+    let result = (|| {
+        let root = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        draw(&root)?;
+        root.present().map_err(|e| e.to_string())
+    })();
+    match result.and_then(|()| std::fs::rename(&tmp, path).map_err(|e| e.to_string())) {
+        Ok(()) => Ok(()),
+        Err(msg) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(fail(msg))
+        }
+    }
+}
+
+/// A line chart with one line per series and a legend.
+pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), PlotError> {
+    let all = || series.iter().flat_map(|s| s.points.iter().copied());
+    let (Some(xs), Some(ys)) = (span(all().map(|p| p.0)), span(all().map(|p| p.1))) else {
+        return Err(PlotError::Empty {
+            path: path.display().to_string(),
+            what: format!("{} series without finite points", series.len()),
+        });
+    };
+    render(path, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(labels.title, ("sans-serif", 24))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(72)
+            .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc(labels.x)
+            .y_desc(labels.y)
+            .label_style(("sans-serif", 14))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (i, s) in series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let pts = s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite());
+            chart
+                .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+                .label(s.name.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .label_font(("sans-serif", 15))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// Estimates (y, with vertical error bars) against reference values (x), each point labelled,
+/// with the line y = x drawn for comparison when `diagonal` is set.
+pub fn estimates_chart(
+    path: &Path,
+    labels: Labels,
+    points: &[Estimate],
+    diagonal: bool,
+) -> Result<(), PlotError> {
+    let xs = span(points.iter().map(|p| p.x));
+    let ys = span(
+        points
+            .iter()
+            .flat_map(|p| [p.lo, p.hi, p.y])
+            .chain(xs.into_iter().flat_map(|x| [x.0, x.1])),
+    );
+    let (Some(xs), Some(ys)) = (xs, ys) else {
+        return Err(PlotError::Empty {
+            path: path.display().to_string(),
+            what: "no estimate with finite numbers".into(),
+        });
+    };
+    render(path, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(labels.title, ("sans-serif", 24))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(72)
+            .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc(labels.x)
+            .y_desc(labels.y)
+            .label_style(("sans-serif", 14))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        if diagonal {
+            let (a, b) = (xs.0.max(ys.0), xs.1.min(ys.1));
+            chart
+                .draw_series(LineSeries::new([(a, a), (b, b)], BLACK.mix(0.4)))
+                .map_err(|e| e.to_string())?
+                .label("y = x")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BLACK.mix(0.4)));
+        }
+        let color = PALETTE[0];
+        let finite =
+            || points.iter().filter(|p| [p.x, p.y, p.lo, p.hi].iter().all(|v| v.is_finite()));
+        chart
+            .draw_series(
+                finite().map(|p| ErrorBar::new_vertical(p.x, p.lo, p.y, p.hi, color.filled(), 8)),
+            )
+            .map_err(|e| e.to_string())?
+            .label("estimate, 95% interval")
+            .legend(move |(x, y)| Circle::new((x + 12, y), 4, color.filled()));
+        chart
+            .draw_series(finite().map(|p| {
+                EmptyElement::at((p.x, p.y))
+                    + Circle::new((0, 0), 3, color.filled())
+                    + Text::new(p.label.clone(), (6, -14), ("sans-serif", 12))
+            }))
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(("sans-serif", 15))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| e.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmpdir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("shogilab-plot-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn is_png(path: &Path) -> bool {
+        std::fs::read(path)
+            .map(|b| b.len() > 1000 && b.starts_with(b"\x89PNG\r\n\x1a\n"))
+            .unwrap_or(false)
+    }
+
+    #[test]
+    fn line_chart_writes_a_png_and_no_temporary() {
+        let dir = tmpdir("line");
+        let path = dir.join("loss.png");
+        let s = Series {
+            name: "loss".into(),
+            points: (0..50).map(|i| (i as f64, 1.0 / (1.0 + i as f64))).collect(),
+        };
+        line_chart(&path, Labels { title: "t", x: "step", y: "loss" }, &[s]).unwrap();
+        assert!(is_png(&path));
+        let names: Vec<_> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn estimates_chart_writes_a_png() {
+        let dir = tmpdir("est");
+        let path = dir.join("values.png");
+        let pts: Vec<Estimate> = (1..8)
+            .map(|i| Estimate {
+                label: format!("p{i}"),
+                x: i as f64,
+                y: i as f64 * 1.1,
+                lo: i as f64 - 0.5,
+                hi: i as f64 * 1.2 + 0.5,
+            })
+            .collect();
+        estimates_chart(&path, Labels { title: "values", x: "GCSA", y: "measured" }, &pts, true)
+            .unwrap();
+        assert!(is_png(&path));
+    }
+
+    #[test]
+    fn nothing_to_plot_is_an_error_naming_the_file() {
+        let dir = tmpdir("empty");
+        let path = dir.join("none.png");
+        let e = line_chart(&path, Labels { title: "t", x: "x", y: "y" }, &[]).unwrap_err();
+        assert!(e.to_string().contains("none.png"), "{e}");
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn unwritable_destination_is_an_error() {
+        let path = Path::new("/proc/shogilab-no-such-dir/x.png");
+        let s = Series { name: "a".into(), points: vec![(0.0, 1.0), (1.0, 2.0)] };
+        let e = line_chart(path, Labels { title: "t", x: "x", y: "y" }, &[s]).unwrap_err();
+        assert!(e.to_string().contains("x.png"), "{e}");
+    }
+}
