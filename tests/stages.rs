@@ -125,30 +125,35 @@ fn pipeline_runs_and_resumes() {
         "chu",
         "--out",
         d,
+        "--config",
+        "configs/pipeline/quickstart.toml",
         "--generations",
         "2",
         "--games",
         "4",
-        "--shard-games",
-        "2",
         "--simulations",
         "4",
-        "--concurrent",
-        "4",
-        "--max-plies",
-        "40",
         "--steps",
         "4",
-        "--batch-size",
-        "8",
         "--eval-games",
         "2",
+        "--preset",
+        "tiny",
+        "--set",
+        "shard_games=2",
+        "--set",
+        "selfplay.concurrent=4",
+        "--set",
+        "selfplay.max_plies=40",
+        "--set",
+        "train.batch_size=8",
     ];
     let (ok, text) = shogilab(&args);
     assert!(ok, "{text}");
     for f in [
         "run.toml",
         "report.md",
+        "loss.png",
         "models/gen-0001.ot",
         "models/gen-0002.ot",
         "eval/gen-0002/match.md",
@@ -165,5 +170,108 @@ fn pipeline_runs_and_resumes() {
         (stamp("models/gen-0002.ot"), stamp("selfplay/gen-0001/positions-00000.parquet")),
         "resume redid work"
     );
+    let run_toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
+    let mut other = args.to_vec();
+    let last = other.len() - 1;
+    other[last] = "train.batch_size=16";
+    let (ok, text) = shogilab(&other);
+    assert!(!ok && text.contains("run.toml") && text.contains("train"), "{text}");
+    assert_eq!(run_toml, std::fs::read_to_string(dir.join("run.toml")).unwrap());
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_pipeline_configuration_is_refused_before_anything_is_written() {
+    let root = std::env::temp_dir().join(format!("shogilab-badcfg-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    let file = root.join("typo.toml");
+    std::fs::write(&file, "games = 4\n[selfplay.search]\nsimulatons = 8\n").unwrap();
+    let out = root.join("run");
+    let o = out.to_str().unwrap();
+    let cases: [(&[&str], &[&str]); 5] = [
+        (&["--config", file.to_str().unwrap()], &["typo.toml", "selfplay.search.simulatons"]),
+        (&["--set", "train.learning_rate=fast"], &["--set", "train.learning_rate", "number"]),
+        (&["--set", "selfplay.concurrent=0"], &["selfplay.concurrent"]),
+        (&["--set", "preset=huge"], &["preset"]),
+        (&["--config", "no/such/file.toml"], &["no/such/file.toml"]),
+    ];
+    for (extra, needles) in cases {
+        let mut args = vec!["pipeline", "-v", "chu", "--out", o];
+        args.extend_from_slice(extra);
+        let (ok, text) = shogilab(&args);
+        assert!(!ok, "{extra:?} accepted: {text}");
+        for n in needles {
+            assert!(text.contains(n), "{extra:?}: {n:?} not in {text}");
+        }
+        assert!(!out.exists(), "{extra:?} created the run directory");
+    }
+    std::fs::remove_dir_all(&root).ok();
+}
+
+/// A run directory on a 400 KiB file system (a tmpfs in a private mount namespace): the pipeline
+/// fails with the operating system's message, leaves no temporary files, keeps every completed
+/// file readable, and the run finishes when continued with room to spare.
+#[test]
+fn full_disk_fails_cleanly_and_the_run_continues_elsewhere() {
+    let root = std::env::temp_dir().join(format!("shogilab-full-{}", std::process::id()));
+    let (small, copy) = (root.join("small"), root.join("copy"));
+    std::fs::create_dir_all(&small).unwrap();
+    let pipeline = |out: &Path| {
+        format!(
+            "{} pipeline -v chu --out {} --generations 2 --games 4 --simulations 2 --steps 3 \
+             --eval-games 0 --set shard_games=1 --set selfplay.concurrent=4 \
+             --set selfplay.max_plies=30 --set train.batch_size=8",
+            env!("CARGO_BIN_EXE_shogilab"),
+            out.display()
+        )
+    };
+    let script = format!(
+        "mount -t tmpfs -o size=400k tmpfs {s} || exit 99; {run} 2>&1; echo EXIT=$?; \
+         cp -a {s}/. {c}/",
+        s = small.display(),
+        c = copy.display(),
+        run = pipeline(&small.join("run"))
+    );
+    let out = Command::new("unshare")
+        .args(["--mount", "--map-root-user", "sh", "-c", &script])
+        .output()
+        .expect("unshare (util-linux) is needed for this test");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(!text.contains("EXIT=0") && text.contains("EXIT="), "{text}");
+    assert!(text.contains("No space left on device"), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    let run = copy.join("run");
+    let mut files = Vec::new();
+    let mut stack = vec![run.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        assert!(!name.starts_with('.') && !name.ends_with(".tmp"), "temporary left: {name}");
+    }
+    let shards: Vec<_> =
+        files.iter().filter(|f| f.extension().is_some_and(|e| e == "parquet")).cloned().collect();
+    assert!(!shards.is_empty(), "nothing completed before the disk filled: {files:?}");
+    let positions: Vec<_> = shards
+        .iter()
+        .filter(|f| f.file_name().unwrap().to_string_lossy().starts_with("positions-"))
+        .cloned()
+        .collect();
+    shogilab_selfplay::dataset::read_samples(&positions, "chu").expect("completed shards read");
+    let status = Command::new("sh").args(["-c", &pipeline(&run)]).output().unwrap();
+    assert!(
+        status.status.success(),
+        "continuing with space failed: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    assert!(run.join("models/gen-0002.ot").exists() && run.join("report.md").exists());
+    std::fs::remove_dir_all(&root).ok();
 }

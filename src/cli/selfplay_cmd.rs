@@ -9,6 +9,7 @@ use shogilab_selfplay::encode::Encoder;
 use shogilab_selfplay::{
     dataset, play_games, Evaluator, Material, PieceValues, SelfplayConfig, Uniform,
 };
+use shogilab_engine::Variant;
 use shogilab_train::{checkpoint, TchEvaluator};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -64,16 +65,44 @@ pub fn make_evaluator(name: &str, v: &Arc<shogilab_engine::Variant>) -> Result<B
     })
 }
 
+/// One self-play stage: what `shogilab selfplay` runs, and what the pipeline runs per generation.
+pub struct SelfplayJob {
+    pub out: PathBuf,
+    pub games: u64,
+    pub shard_games: u64,
+    pub seed: u64,
+    pub evaluator: String,
+    pub generation: u32,
+    pub cfg: SelfplayConfig,
+}
+
 pub fn run(a: SelfplayArgs) -> Result<()> {
     let v = a.variant.load()?;
-    if a.games == 0 || a.shard_games == 0 {
-        bail!("--games and --shard-games must be at least 1");
-    }
     let mut cfg =
         SelfplayConfig { concurrent: a.concurrent, max_plies: a.max_plies, ..Default::default() };
     cfg.search.simulations = a.simulations;
+    run_job(
+        &v,
+        &SelfplayJob {
+            out: a.out,
+            games: a.games,
+            shard_games: a.shard_games,
+            seed: a.seed,
+            evaluator: a.evaluator,
+            generation: a.generation,
+            cfg,
+        },
+    )
+}
+
+/// Play the job's games shard by shard; complete shards on disk are kept and skipped.
+pub fn run_job(v: &Arc<Variant>, a: &SelfplayJob) -> Result<()> {
+    if a.games == 0 || a.shard_games == 0 {
+        bail!("--games and --shard-games must be at least 1");
+    }
+    let cfg = &a.cfg;
     cfg.validate().map_err(anyhow::Error::msg)?;
-    let ev = make_evaluator(&a.evaluator, &v)?;
+    let ev = make_evaluator(&a.evaluator, v)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let resolved = format!(
         "# shogilab selfplay, fully resolved\nvariant = {:?}\nseed = {}\ngames = {}\nshard_games = {}\nevaluator = {:?}\ngeneration = {}\n\n[selfplay]\n{}",
@@ -83,7 +112,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
         a.shard_games,
         ev.id(),
         a.generation,
-        toml::to_string(&cfg).unwrap_or_default()
+        toml::to_string(cfg).unwrap_or_default()
     );
     write_atomic(&a.out.join("selfplay.toml"), resolved.as_bytes())?;
     write_atomic(&a.out.join("variant.toml"), v.spec_toml().as_bytes())?;
@@ -105,8 +134,8 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
         let mut games = Vec::new();
         let done_before = bar.position();
         play_games(
-            &v,
-            &cfg,
+            v,
+            cfg,
             ev.as_ref(),
             a.seed,
             first,
@@ -135,7 +164,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
             &v.name,
             a.generation,
             &ev.id(),
-            a.simulations,
+            cfg.search.simulations,
         )?;
     }
     bar.finish();

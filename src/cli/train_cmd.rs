@@ -10,8 +10,11 @@ use shogilab_selfplay::encode::Encoder;
 use shogilab_train::checkpoint::{self, CheckpointMeta};
 use shogilab_train::trainer::{decode, TrainConfig, Trainer};
 use shogilab_train::{Net, NetConfig};
-use std::path::PathBuf;
+use shogilab_engine::Variant;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
+use shogilab_plot::{Labels, Series};
 use tch::nn;
 
 #[derive(Args)]
@@ -68,14 +71,42 @@ fn shard_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// One training stage: what `shogilab train` runs, and what the pipeline runs per generation.
+pub struct TrainJob {
+    pub data: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub init: Option<PathBuf>,
+    pub preset: String,
+    pub steps: u64,
+    pub seed: u64,
+    pub cfg: TrainConfig,
+}
+
 pub fn run(a: TrainArgs) -> Result<()> {
     let v = a.variant.load()?;
-    let enc = Encoder::new(v.clone());
     let cfg = TrainConfig {
         batch_size: a.batch_size,
         learning_rate: a.learning_rate,
         ..Default::default()
     };
+    run_job(
+        &v,
+        TrainJob {
+            data: a.data,
+            out: a.out,
+            init: a.init,
+            preset: a.preset,
+            steps: a.steps,
+            seed: a.seed,
+            cfg,
+        },
+    )
+}
+
+/// Train, then write the checkpoint, its metrics CSV and its loss chart (PNG) beside it.
+pub fn run_job(v: &Arc<Variant>, a: TrainJob) -> Result<()> {
+    let enc = Encoder::new(v.clone());
+    let cfg = a.cfg.clone();
     cfg.validate().map_err(anyhow::Error::msg)?;
     if a.steps == 0 {
         bail!("--steps must be at least 1");
@@ -132,8 +163,10 @@ pub fn run(a: TrainArgs) -> Result<()> {
     let id =
         format!("{}-{}", v.name, a.out.file_stem().and_then(|s| s.to_str()).unwrap_or("model"));
     let meta = CheckpointMeta::for_net(&enc, &net_cfg, steps0 + a.steps, &id);
-    checkpoint::save(&t.vs, &meta, &a.out)?;
+    // The checkpoint lands last: its presence marks the stage complete (pipeline resumption).
     write_atomic(&a.out.with_extension("csv"), csv.as_bytes())?;
+    loss_chart(&[a.out.with_extension("csv")], &a.out.with_extension("png"))?;
+    checkpoint::save(&t.vs, &meta, &a.out)?;
     println!(
         "trained {} steps on {} positions ({} files) on {:?}: {} ({:.0} samples/s)",
         a.steps,
@@ -143,5 +176,40 @@ pub fn run(a: TrainArgs) -> Result<()> {
         a.out.display(),
         seen as f64 / t0.elapsed().as_secs_f64().max(1e-9)
     );
+    Ok(())
+}
+
+/// Draw the loss curves of one or more metrics CSVs (consecutive runs; steps are cumulative).
+/// Missing files are skipped (a stage that has not run yet).
+pub fn loss_chart(csvs: &[PathBuf], png: &Path) -> Result<()> {
+    let names = ["policy_loss", "value_loss", "total_loss"];
+    let mut series: Vec<Series> =
+        names.iter().map(|n| Series { name: n.replace('_', " "), points: Vec::new() }).collect();
+    for csv in csvs.iter().filter(|c| c.exists()) {
+        let text =
+            std::fs::read_to_string(csv).with_context(|| format!("reading {}", csv.display()))?;
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+        let col = |n: &str| header.iter().position(|h| *h == n);
+        let (Some(step), Some(cols)) =
+            (col("step"), names.iter().map(|n| col(n)).collect::<Option<Vec<_>>>())
+        else {
+            bail!("{}: not a training metrics CSV (header {:?})", csv.display(), header);
+        };
+        for (i, line) in lines.enumerate() {
+            let f: Vec<&str> = line.split(',').collect();
+            let num = |c: usize| f.get(c).and_then(|x| x.parse::<f64>().ok());
+            let Some(x) = num(step) else {
+                bail!("{}: line {}: no step number", csv.display(), i + 2);
+            };
+            for (s, &c) in series.iter_mut().zip(&cols) {
+                if let Some(y) = num(c) {
+                    s.points.push((x, y));
+                }
+            }
+        }
+    }
+    let title = format!("training loss: {}", png.display());
+    shogilab_plot::line_chart(png, Labels { title: &title, x: "step", y: "loss" }, &series)?;
     Ok(())
 }

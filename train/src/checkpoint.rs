@@ -102,17 +102,26 @@ pub fn save(vs: &nn::VarStore, meta: &CheckpointMeta, path: &Path) -> Result<(),
             .map_err(|e| CheckpointError::Io { path: ps.clone(), source: e })?;
     }
     let tmp = path.with_extension("ot.tmp");
-    vs.save(&tmp).map_err(|e| CheckpointError::Torch { path: ps.clone(), msg: e.to_string() })?;
     let sc = sidecar(path);
     let sct = sc.with_extension("json.tmp");
-    let json = serde_json::to_string_pretty(meta)
-        .map_err(|e| CheckpointError::Invalid { path: ps.clone(), msg: e.to_string() })?;
-    std::fs::write(&sct, json)
-        .map_err(|e| CheckpointError::Io { path: sct.display().to_string(), source: e })?;
-    std::fs::rename(&tmp, path).map_err(|e| CheckpointError::Io { path: ps.clone(), source: e })?;
-    std::fs::rename(&sct, &sc)
-        .map_err(|e| CheckpointError::Io { path: sc.display().to_string(), source: e })?;
-    Ok(())
+    let write = || -> Result<(), CheckpointError> {
+        vs.save(&tmp)
+            .map_err(|e| CheckpointError::Torch { path: ps.clone(), msg: e.to_string() })?;
+        let json = serde_json::to_string_pretty(meta)
+            .map_err(|e| CheckpointError::Invalid { path: ps.clone(), msg: e.to_string() })?;
+        std::fs::write(&sct, json)
+            .map_err(|e| CheckpointError::Io { path: sct.display().to_string(), source: e })?;
+        // The sidecar lands first: a checkpoint file never exists without its metadata.
+        std::fs::rename(&sct, &sc)
+            .map_err(|e| CheckpointError::Io { path: sc.display().to_string(), source: e })?;
+        std::fs::rename(&tmp, path).map_err(|e| CheckpointError::Io { path: ps.clone(), source: e })
+    };
+    let res = write();
+    if res.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_file(&sct);
+    }
+    res
 }
 
 /// Load a checkpoint for a variant: rebuilds the network from the metadata, checks that it fits

@@ -19,8 +19,6 @@ pub struct TrainConfig {
     pub batch_size: usize,
     pub learning_rate: f64,
     pub weight_decay: f64,
-    /// Passes over the replay window per generation.
-    pub epochs: f64,
     /// Generations of self-play data to train on (the most recent ones).
     pub window: u32,
     /// Weight of the value loss.
@@ -35,7 +33,6 @@ impl Default for TrainConfig {
             batch_size: 128,
             learning_rate: 1e-3,
             weight_decay: 1e-4,
-            epochs: 2.0,
             window: 4,
             value_weight: 1.0,
             mirror: true,
@@ -57,11 +54,11 @@ impl TrainConfig {
         if !(self.weight_decay >= 0.0 && self.weight_decay < 1.0) {
             return Err(format!("train.weight_decay = {}: must be in [0, 1)", self.weight_decay));
         }
-        if !(self.epochs > 0.0 && self.epochs <= 1000.0) {
-            return Err(format!("train.epochs = {}: must be in (0, 1000]", self.epochs));
-        }
         if self.window == 0 {
             return Err("train.window must be at least 1".into());
+        }
+        if !(self.value_weight >= 0.0 && self.value_weight <= 100.0) {
+            return Err(format!("train.value_weight = {}: must be in [0, 100]", self.value_weight));
         }
         Ok(())
     }
