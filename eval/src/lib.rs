@@ -21,6 +21,7 @@ pub mod play;
 pub mod spec;
 pub mod sprt;
 pub mod usi_client;
+pub mod values;
 pub mod winboard;
 pub mod xboard_client;
 

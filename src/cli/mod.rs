@@ -12,6 +12,7 @@ mod replay;
 mod selfplay_cmd;
 mod sfen;
 mod train_cmd;
+mod values_cmd;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -53,6 +54,8 @@ pub enum Command {
     Usi(protocol::UsiArgs),
     /// Serve an agent over the XBoard protocol (chu, tenjiku; WinBoard coordinates).
     Xboard(protocol::XBoardArgs),
+    /// Piece values with 95% intervals: imbalance matches, dataset regression, network probing.
+    Values(values_cmd::ValuesArgs),
 }
 
 /// Variant selection shared by the subcommands.
@@ -99,6 +102,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gauntlet(a) => matchcmd::run_gauntlet_cmd(a),
         Command::Usi(a) => protocol::run_usi(a),
         Command::Xboard(a) => protocol::run_xboard(a),
+        Command::Values(a) => values_cmd::run(a),
     }
 }
 

@@ -1,0 +1,738 @@
+//! Imbalance matches (H.G. Muller's method): an engine plays itself from start positions with a
+//! few random pieces removed or promoted in place; every setup is played twice, the second time
+//! mirrored (rotated 180 degrees, colours swapped) so that the side with the extra material
+//! moves second; the game log is an append-only JSON-lines file, so runs resume and extend.
+//!
+//! The engine ([`Searcher`]) is a small alpha-beta: fixed depth plus a captures-only
+//! quiescence search, material evaluation from [`PieceValues::mobility`] (never a published
+//! table), a random jitter of the root scores (so that equal moves are chosen at random) and a
+//! penalty for moves that repeat an earlier position (so that the games go somewhere). Games
+//! that reach the ply cap are draws: there is no adjudication.
+
+use super::stats::{ratio_bootstrap, Design};
+use super::{estimates_from, width_curve, Kinds, MethodResult};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use shogilab_engine::variant::TYPE_MASK;
+use shogilab_engine::{Color, Game, Move, MoveList, Position, Variant};
+use shogilab_selfplay::PieceValues;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Instant;
+
+const MATE: i32 = 1_000_000;
+const INF: i32 = 2_000_000;
+const QDEPTH: u32 = 4;
+const MAX_PLY: usize = 64;
+
+/// Settings of the imbalance games.
+#[derive(Debug, Clone)]
+pub struct ImbalanceConfig {
+    /// Full-width search depth (plies) before the quiescence search.
+    pub depth: u32,
+    /// Root jitter: uniform in +-noise centipawns.
+    pub noise_cp: i32,
+    /// Penalty (centipawns) for a move to a position that occurred before.
+    pub repeat_penalty_cp: i32,
+    /// Nodes per move before the search falls back to the static evaluation.
+    pub node_budget: u64,
+    /// Evaluation bonus (centipawns) per rank a non-royal piece stands from its own back rank,
+    /// so that the engine brings its pieces into contact instead of shuffling.
+    pub advance_cp: i32,
+    /// Ply cap: a draw when reached.
+    pub max_plies: u32,
+    /// Up to this many non-pawn pieces removed per side.
+    pub max_removals: usize,
+    /// Up to this many pawns removed per side.
+    pub max_pawns: usize,
+    /// Chance that a side gets one piece promoted in place (half of it again for a second).
+    pub promote_prob: f64,
+    pub seed: u64,
+}
+
+impl Default for ImbalanceConfig {
+    fn default() -> Self {
+        ImbalanceConfig {
+            depth: 1,
+            noise_cp: 30,
+            repeat_penalty_cp: 500,
+            node_budget: 20_000,
+            advance_cp: 3,
+            max_plies: 400,
+            max_removals: 3,
+            max_pawns: 3,
+            promote_prob: 0.6,
+            seed: 1,
+        }
+    }
+}
+
+impl ImbalanceConfig {
+    /// The engine as one string, recorded with every game (a log is only extended with games of
+    /// the same engine and setup rules).
+    pub fn agent_id(&self) -> String {
+        format!(
+            "ab{}q-mobility-adv{}-noise{}-rep{}-nodes{}-cap{}-rm{}p{}pr{}",
+            self.depth,
+            self.advance_cp,
+            self.noise_cp,
+            self.repeat_penalty_cp,
+            self.node_budget,
+            self.max_plies,
+            self.max_removals,
+            self.max_pawns,
+            self.promote_prob
+        )
+    }
+}
+
+/// The alpha-beta engine of the imbalance games.
+pub struct Searcher {
+    cp: Vec<i32>,
+    royal: Vec<bool>,
+    depth: u32,
+    budget: u64,
+    advance: i32,
+    ranks: i16,
+    nodes: u64,
+    lists: Vec<MoveList>,
+}
+
+impl Searcher {
+    pub fn new(v: &Arc<Variant>, depth: u32, budget: u64, advance_cp: i32) -> Searcher {
+        let values = PieceValues::mobility(Arc::clone(v));
+        let cp = values.per_type.iter().map(|x| (x * 100.0).round() as i32).collect();
+        let royal = v.types.iter().map(|t| t.royal).collect();
+        Searcher {
+            cp,
+            royal,
+            depth: depth.max(1),
+            budget,
+            advance: advance_cp,
+            ranks: v.ranks as i16,
+            nodes: 0,
+            lists: (0..MAX_PLY + QDEPTH as usize + 2)
+                .map(|_| MoveList::with_capacity(256))
+                .collect(),
+        }
+    }
+
+    fn eval(&self, pos: &Position) -> i32 {
+        let us = pos.side_to_move();
+        let v = pos.variant();
+        let mut s = 0;
+        for (c, sign) in [(us, 1), (us.flip(), -1)] {
+            for &sq in pos.pieces(c) {
+                let t = (pos.cell(sq) & TYPE_MASK) as usize;
+                s += sign * self.cp[t];
+                if self.advance != 0 && !self.royal[t] {
+                    // y counts from rank a (White's back rank)
+                    let y = v.xy(sq).1;
+                    let adv = if c == Color::Black { self.ranks - 1 - y } else { y };
+                    s += sign * self.advance * adv as i32;
+                }
+            }
+            for (h, &t) in v.hand_types.iter().enumerate() {
+                s += sign * pos.hand(c, h) as i32 * self.cp[t as usize];
+            }
+        }
+        s
+    }
+
+    fn lost(pos: &Position) -> bool {
+        !pos.variant().rules.check && pos.royal_count(pos.side_to_move()) == 0
+    }
+
+    /// Captured value of a move (royals count as a mate score) and its promotion gain.
+    fn gain(&self, pos: &Position, m: Move) -> (i32, i32) {
+        if m.is_drop() {
+            return (0, 0);
+        }
+        let us = pos.side_to_move();
+        let mut g = 0;
+        for s in m.mids().chain((m.to != m.from).then_some(m.to)) {
+            let c = pos.cell(s);
+            if c != 0 && (c & us.bit()) == 0 {
+                let t = (c & TYPE_MASK) as usize;
+                g += if self.royal[t] { 100_000 } else { self.cp[t].max(1) };
+            }
+        }
+        let mut promo = 0;
+        if m.promotes() {
+            let t = (pos.cell(m.from) & TYPE_MASK) as usize;
+            if let Some(p) = pos.variant().types[t].promotes_to {
+                promo = self.cp[p as usize] - self.cp[t];
+            }
+        }
+        (g, promo.max(0))
+    }
+
+    fn gen(&mut self, pos: &Position, ply: usize, captures_only: bool) -> bool {
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        pos.legal_moves(&mut list);
+        let any = !list.is_empty();
+        let mut keyed: Vec<(i32, i32, Move)> = list
+            .iter()
+            .map(|&m| {
+                let (g, p) = self.gain(pos, m);
+                (g, p, m)
+            })
+            .collect();
+        if captures_only {
+            keyed.retain(|k| k.0 > 0);
+        }
+        keyed.sort_by(|a, b| (b.0 + b.1).cmp(&(a.0 + a.1)));
+        list.clear();
+        list.extend(keyed.into_iter().map(|k| k.2));
+        self.lists[ply] = list;
+        any
+    }
+
+    fn qsearch(
+        &mut self,
+        pos: &mut Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        q: u32,
+    ) -> i32 {
+        self.nodes += 1;
+        if Self::lost(pos) {
+            return -MATE + ply as i32;
+        }
+        let stand = self.eval(pos);
+        if stand >= beta || q == 0 || ply >= self.lists.len() - 1 || self.nodes >= self.budget {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        if !self.gen(pos, ply, true) {
+            return -MATE + ply as i32;
+        }
+        for i in 0..self.lists[ply].len() {
+            let m = self.lists[ply][i];
+            let u = pos.play(m);
+            let s = -self.qsearch(pos, -beta, -alpha, ply + 1, q - 1);
+            pos.unplay(&u);
+            if s >= beta {
+                return s;
+            }
+            alpha = alpha.max(s);
+        }
+        alpha
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &mut Position,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        self.nodes += 1;
+        if Self::lost(pos) {
+            return -MATE + ply as i32;
+        }
+        if depth == 0 || ply >= MAX_PLY || self.nodes >= self.budget {
+            return self.qsearch(pos, alpha, beta, ply, QDEPTH);
+        }
+        if !self.gen(pos, ply, false) {
+            return -MATE + ply as i32;
+        }
+        let mut best = -INF;
+        for i in 0..self.lists[ply].len() {
+            let m = self.lists[ply][i];
+            let u = pos.play(m);
+            let s = -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1);
+            pos.unplay(&u);
+            best = best.max(s);
+            alpha = alpha.max(s);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    /// Pick a move: every legal move searched with a full window, plus jitter, minus the repeat
+    /// penalty for moves to a position in `seen`.
+    pub fn choose(
+        &mut self,
+        game: &Game,
+        seen: &HashSet<u64>,
+        noise: i32,
+        repeat_penalty: i32,
+        rng: &mut SmallRng,
+    ) -> Option<Move> {
+        let legal: Vec<Move> = game.legal().to_vec();
+        let mut pos = game.position().clone();
+        self.nodes = 0;
+        let mut best: Option<(i64, Move)> = None;
+        for m in legal {
+            let u = pos.play(m);
+            let mut s = -self.negamax(&mut pos, self.depth - 1, -INF, INF, 1) as i64;
+            if seen.contains(&pos.hash()) {
+                s -= repeat_penalty as i64;
+            }
+            pos.unplay(&u);
+            if noise > 0 {
+                s += rng.gen_range(-noise..=noise) as i64;
+            }
+            if best.map_or(true, |(b, _)| s > b) {
+                best = Some((s, m));
+            }
+        }
+        best.map(|(_, m)| m)
+    }
+}
+
+/// One imbalance game as logged.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GameLine {
+    pub setup: usize,
+    /// 0: the setup as drawn; 1: mirrored (colours swapped).
+    pub swap: u8,
+    pub agent: String,
+    pub seed: u64,
+    pub sfen: String,
+    /// Per kind: Black's count minus White's (zeros left out).
+    pub diff: BTreeMap<String, i32>,
+    /// Black's score: 1, 0.5, 0.
+    pub result: f64,
+    pub plies: u32,
+    pub termination: String,
+    pub ms: u64,
+}
+
+fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The two start positions of setup `index` (as drawn, and mirrored with colours swapped).
+pub fn make_setup(
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    cfg: &ImbalanceConfig,
+    index: usize,
+) -> [Position; 2] {
+    let mut rng = SmallRng::seed_from_u64(mix(cfg.seed, index as u64 + 1));
+    let start = Position::start(v);
+    // (square, colour, type, present)
+    let mut pieces: Vec<(u16, Color, u16, bool)> = Vec::new();
+    for &sq in &v.squares {
+        let c = start.cell(sq);
+        if c != 0 && c & 0x8000 == 0 {
+            let col = if c & Color::Black.bit() != 0 { Color::Black } else { Color::White };
+            pieces.push((sq, col, c & TYPE_MASK, true));
+        }
+    }
+    let pawn = kinds.pawn;
+    for col in [Color::Black, Color::White] {
+        let pick_kind = |pieces: &Vec<(u16, Color, u16, bool)>,
+                         rng: &mut SmallRng,
+                         ok: &dyn Fn(u16) -> bool|
+         -> Option<usize> {
+            let mut by_kind: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+            for (i, p) in pieces.iter().enumerate() {
+                if p.1 == col && p.3 && ok(p.2) {
+                    by_kind.entry(kinds.of_type[p.2 as usize]).or_default().push(i);
+                }
+            }
+            if by_kind.is_empty() {
+                return None;
+            }
+            let ks: Vec<&Vec<usize>> = by_kind.values().collect();
+            let list = ks[rng.gen_range(0..ks.len())];
+            Some(list[rng.gen_range(0..list.len())])
+        };
+        let types = &v.types;
+        let n_remove = rng.gen_range(0..=cfg.max_removals);
+        for _ in 0..n_remove {
+            let ok = |t: u16| !types[t as usize].royal && Some(kinds.of_type[t as usize]) != pawn;
+            if let Some(i) = pick_kind(&pieces, &mut rng, &ok) {
+                pieces[i].3 = false;
+            }
+        }
+        let n_pawns = rng.gen_range(0..=cfg.max_pawns);
+        for _ in 0..n_pawns {
+            let ok =
+                |t: u16| Some(kinds.of_type[t as usize]) == pawn && !types[t as usize].promoted;
+            if let Some(i) = pick_kind(&pieces, &mut rng, &ok) {
+                pieces[i].3 = false;
+            }
+        }
+        let mut prob = cfg.promote_prob;
+        while rng.gen::<f64>() < prob {
+            let ok = |t: u16| types[t as usize].promotes_to.is_some();
+            if let Some(i) = pick_kind(&pieces, &mut rng, &ok) {
+                if let Some(p) = types[pieces[i].2 as usize].promotes_to {
+                    pieces[i].2 = p;
+                }
+            }
+            prob /= 2.0;
+        }
+        // a side with a second royal (a promoted prince) may lose its king
+        let royals: Vec<usize> = (0..pieces.len())
+            .filter(|&i| pieces[i].1 == col && pieces[i].3 && types[pieces[i].2 as usize].royal)
+            .collect();
+        if royals.len() >= 2 && rng.gen::<f64>() < 0.5 {
+            let unpromoted: Vec<usize> =
+                royals.iter().copied().filter(|&i| !types[pieces[i].2 as usize].promoted).collect();
+            if let Some(&i) = unpromoted.first() {
+                pieces[i].3 = false;
+            }
+        }
+    }
+    let build = |mirror: bool| -> Position {
+        let mut pos = Position::empty(Arc::clone(v));
+        for &(sq, col, t, present) in &pieces {
+            if !present {
+                continue;
+            }
+            let (sq, col) = if mirror {
+                let (x, y) = v.xy(sq);
+                (v.sq(v.files as i16 - 1 - x, v.ranks as i16 - 1 - y), col.flip())
+            } else {
+                (sq, col)
+            };
+            pos.place(sq, col, t);
+        }
+        // through SFEN, so that the game starts from exactly the logged position
+        Position::from_sfen(v, &pos.to_sfen()).unwrap_or(pos)
+    };
+    [build(false), build(true)]
+}
+
+/// Play one game of a setup.
+pub fn play_one(
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    cfg: &ImbalanceConfig,
+    searcher: &mut Searcher,
+    setup: usize,
+    swap: u8,
+) -> GameLine {
+    let t0 = Instant::now();
+    let pos = make_setup(v, kinds, cfg, setup)[swap as usize & 1].clone();
+    let sfen = pos.to_sfen();
+    let d = kinds.diff(&pos, Color::Black);
+    let diff: BTreeMap<String, i32> = kinds
+        .names
+        .iter()
+        .zip(&d)
+        .filter(|(_, x)| **x != 0.0)
+        .map(|(n, x)| (n.clone(), *x as i32))
+        .collect();
+    let seed = mix(cfg.seed ^ 0x6761_6d65, (setup as u64) * 2 + swap as u64);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut game = Game::new(pos);
+    if cfg.max_plies > 0 {
+        game.set_max_plies(cfg.max_plies);
+    }
+    let mut seen: HashSet<u64> = HashSet::new();
+    seen.insert(game.position().hash());
+    while !game.status().is_over() {
+        let Some(m) = searcher.choose(&game, &seen, cfg.noise_cp, cfg.repeat_penalty_cp, &mut rng)
+        else {
+            break;
+        };
+        game.play(m);
+        seen.insert(game.position().hash());
+    }
+    let status = game.status();
+    GameLine {
+        setup,
+        swap,
+        agent: cfg.agent_id(),
+        seed,
+        sfen,
+        diff,
+        result: (status.score_for(Color::Black) as f64 + 1.0) / 2.0,
+        plies: game.plies() as u32,
+        termination: status.termination().map_or("none", |t| t.as_str()).to_string(),
+        ms: t0.elapsed().as_millis() as u64,
+    }
+}
+
+/// Read a game log (missing file = no games). A last line cut short by an interrupted write is
+/// dropped (and reported in the second value); any other bad line is an error naming the file
+/// and line.
+pub fn read_log(path: &Path) -> Result<(Vec<GameLine>, bool), String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), false)),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let complete = text.ends_with('\n') || text.is_empty();
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    let mut torn = false;
+    if !complete {
+        lines.pop();
+        torn = true;
+    }
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let g: GameLine = serde_json::from_str(l)
+            .map_err(|e| format!("{}: line {}: not a game record: {e}", path.display(), i + 1))?;
+        out.push(g);
+    }
+    Ok((out, torn))
+}
+
+/// Play games until the log holds `target` games (setups `0..target/2`, both colours), or until
+/// `deadline`. Games are appended to `log` as they finish (`on_game` sees each one). A torn last
+/// line is cut off first. Returns every game in the log.
+pub fn run_games(
+    v: &Arc<Variant>,
+    cfg: &ImbalanceConfig,
+    log: &Path,
+    target: usize,
+    threads: usize,
+    deadline: Option<Instant>,
+    on_game: &mut dyn FnMut(&GameLine, usize),
+) -> Result<Vec<GameLine>, String> {
+    let kinds = Kinds::new(v);
+    let (mut games, torn) = read_log(log)?;
+    let agent = cfg.agent_id();
+    if let Some(g) = games.iter().find(|g| g.agent != agent) {
+        return Err(format!(
+            "{}: holds games of engine/setup {:?}, these settings are {:?}; use the same settings or another --out",
+            log.display(),
+            g.agent,
+            agent
+        ));
+    }
+    if torn {
+        let mut text = String::new();
+        for g in &games {
+            text.push_str(&serde_json::to_string(g).map_err(|e| e.to_string())?);
+            text.push('\n');
+        }
+        let tmp = log.with_extension("jsonl.tmp");
+        std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, log).map_err(|e| format!("{}: {e}", log.display()))?;
+    }
+    let done: HashSet<(usize, u8)> = games.iter().map(|g| (g.setup, g.swap)).collect();
+    let setups = target.div_ceil(2);
+    let jobs: Vec<(usize, u8)> = (0..setups)
+        .flat_map(|s| [(s, 0u8), (s, 1u8)])
+        .filter(|j| !done.contains(j))
+        .take(target.saturating_sub(done.len()))
+        .collect();
+    if jobs.is_empty() {
+        return Ok(games);
+    }
+    if let Some(dir) = log.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| format!("{}: {e}", log.display()))?;
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<GameLine>();
+    let mut write_err: Option<String> = None;
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            let tx = tx.clone();
+            let (next, jobs, kinds) = (&next, &jobs, &kinds);
+            scope.spawn(move || {
+                let mut searcher = Searcher::new(v, cfg.depth, cfg.node_budget, cfg.advance_cp);
+                loop {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(setup, swap)) = jobs.get(i) else { break };
+                    let g = play_one(v, kinds, cfg, &mut searcher, setup, swap);
+                    if tx.send(g).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for g in rx {
+            if write_err.is_none() {
+                let line = serde_json::to_string(&g).unwrap_or_default() + "\n";
+                if let Err(e) = file.write_all(line.as_bytes()).and_then(|_| file.flush()) {
+                    write_err = Some(format!("{}: {e}", log.display()));
+                    next.store(usize::MAX / 2, Ordering::Relaxed);
+                }
+            }
+            games.push(g);
+            on_game(games.last().unwrap_or_else(|| unreachable!()), games.len());
+        }
+    });
+    if let Some(e) = write_err {
+        return Err(e);
+    }
+    Ok(games)
+}
+
+/// The regression rows of a set of games: intercept (Black moves first) + per-kind differences;
+/// clusters are setups (both colours of a setup resampled together), numbered by setup order.
+pub fn design(kinds: &Kinds, games: &[GameLine]) -> Result<Design, String> {
+    let mut sorted: Vec<&GameLine> = games.iter().collect();
+    sorted.sort_by_key(|g| (g.setup, g.swap));
+    let mut d = Design::new(1 + kinds.len());
+    let mut cluster_of: HashMap<usize, usize> = HashMap::new();
+    for g in sorted {
+        let mut x = vec![0.0; 1 + kinds.len()];
+        x[0] = 1.0;
+        for (name, n) in &g.diff {
+            let k = kinds.index(name).ok_or_else(|| {
+                format!("game {}/{}: unknown piece kind {name:?}", g.setup, g.swap)
+            })?;
+            x[1 + k] = *n as f64;
+        }
+        let next = cluster_of.len();
+        let c = *cluster_of.entry(g.setup).or_insert(next);
+        d.push(&x, g.result.clamp(0.0, 1.0), 1.0, c);
+    }
+    Ok(d)
+}
+
+/// Fit the imbalance games.
+pub fn fit(
+    kinds: &Kinds,
+    games: &[GameLine],
+    resamples: usize,
+    seed: u64,
+    description: String,
+) -> Result<MethodResult, String> {
+    let pawn = kinds.pawn.ok_or("the variant has no pawn: no unit for the values")?;
+    let d = design(kinds, games)?;
+    if d.rows() == 0 {
+        return Err("no imbalance games to fit".into());
+    }
+    let ridge = 1e-3;
+    let r = ratio_bootstrap(&d, 1 + pawn, ridge, resamples, seed);
+    let mut estimates = estimates_from(kinds, &r, 1);
+    let curve =
+        width_curve(&d, 1 + pawn, 1, kinds.len(), ridge, (resamples / 2).max(50), seed, &|s| {
+            s.rows() as f64
+        });
+    let mut notes = Vec::new();
+    let decisive = games.iter().filter(|g| g.result != 0.5).count();
+    notes.push(format!(
+        "{} games from {} setups, {} decisive ({:.0}%), first-move coefficient {:.3} (logit), pawn coefficient {:.4}",
+        games.len(),
+        d.clusters,
+        decisive,
+        100.0 * decisive as f64 / games.len().max(1) as f64,
+        r.fit.beta[0],
+        r.fit.beta[1 + pawn]
+    ));
+    if r.bad_unit > 0 {
+        notes.push(format!(
+            "{} of {} bootstrap refits had a non-positive pawn coefficient (unbounded intervals)",
+            r.bad_unit, r.resamples
+        ));
+    }
+    for (k, e) in estimates.iter_mut().enumerate() {
+        if e.value.is_nan() && kinds.royal[k] {
+            notes.push(format!("{}: never differs between the sides (royal)", e.piece));
+        }
+    }
+    Ok(MethodResult {
+        method: "imbalance".into(),
+        description,
+        estimates,
+        games: games.len(),
+        samples: d.rows(),
+        curve,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setups_are_mirrored_and_deterministic() {
+        let v = Variant::builtin("chu").unwrap();
+        let kinds = Kinds::new(&v);
+        let cfg = ImbalanceConfig::default();
+        for i in 0..20 {
+            let [a, b] = make_setup(&v, &kinds, &cfg, i);
+            let da = kinds.diff(&a, Color::Black);
+            let db = kinds.diff(&b, Color::Black);
+            for (x, y) in da.iter().zip(&db) {
+                assert_eq!(*x, -*y, "setup {i}");
+            }
+            assert_eq!(a.to_sfen(), make_setup(&v, &kinds, &cfg, i)[0].to_sfen());
+            assert!(a.royal_count(Color::Black) >= 1 && a.royal_count(Color::White) >= 1);
+        }
+        // some setups differ from the start position, some promote
+        let promoted = (0..50).any(|i| {
+            let [a, _] = make_setup(&v, &kinds, &cfg, i);
+            a.pieces(Color::Black)
+                .iter()
+                .any(|&s| v.types[(a.cell(s) & TYPE_MASK) as usize].promoted)
+        });
+        assert!(promoted);
+    }
+
+    #[test]
+    fn a_game_finishes_and_round_trips_through_json() {
+        let v = Variant::builtin("shogi").unwrap();
+        let kinds = Kinds::new(&v);
+        let cfg = ImbalanceConfig { max_plies: 60, ..Default::default() };
+        let mut s = Searcher::new(&v, 1, 5_000, 3);
+        let g = play_one(&v, &kinds, &cfg, &mut s, 3, 1);
+        assert!(g.plies <= 60 && g.plies > 0);
+        let line = serde_json::to_string(&g).unwrap();
+        let back: GameLine = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.sfen, g.sfen);
+        let g2 = play_one(&v, &kinds, &cfg, &mut s, 3, 1);
+        assert_eq!(g2.result, g.result);
+        assert_eq!(g2.plies, g.plies);
+    }
+
+    /// Play games into a log from the environment (for measuring the engine's speed and
+    /// decisiveness without the CLI): VALUES_VARIANT, VALUES_LOG, VALUES_GAMES, VALUES_MINUTES,
+    /// VALUES_THREADS, VALUES_DEPTH, VALUES_CAP.
+    #[test]
+    #[ignore]
+    fn run_from_env() {
+        let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+        let v = Variant::builtin(&env("VALUES_VARIANT", "chu")).unwrap();
+        let mut cfg = ImbalanceConfig::default();
+        cfg.depth = env("VALUES_DEPTH", "1").parse().unwrap();
+        cfg.max_plies = env("VALUES_CAP", "400").parse().unwrap();
+        cfg.advance_cp = env("VALUES_ADV", "3").parse().unwrap();
+        let minutes: f64 = env("VALUES_MINUTES", "1").parse().unwrap();
+        let deadline = Instant::now() + std::time::Duration::from_secs_f64(minutes * 60.0);
+        let t0 = Instant::now();
+        let games = run_games(
+            &v,
+            &cfg,
+            Path::new(&env("VALUES_LOG", "/tmp/values-test.jsonl")),
+            env("VALUES_GAMES", "20").parse().unwrap(),
+            env("VALUES_THREADS", "2").parse().unwrap(),
+            Some(deadline),
+            &mut |g, n| {
+                eprintln!(
+                    "{n} setup {} swap {} result {} plies {} {} {} ms {:?}",
+                    g.setup, g.swap, g.result, g.plies, g.termination, g.ms, g.diff
+                )
+            },
+        )
+        .unwrap();
+        eprintln!("{} games in log, {:.1} s", games.len(), t0.elapsed().as_secs_f64());
+    }
+}

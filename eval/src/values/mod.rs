@@ -1,0 +1,189 @@
+//! Empirical piece values (`shogilab values`): three estimates of every piece kind's value in
+//! pawn units, each with a 95% bootstrap interval, and a report beside a reference table.
+//!
+//! * [`imbalance`]: H.G. Muller's method. An engine plays itself from start positions with a few
+//!   random pieces removed (or promoted in place); the result is regressed on the per-kind
+//!   material differences (logistic, draws = 0.5, first-move intercept); value = coefficient /
+//!   pawn coefficient; intervals by bootstrap over the colour-swapped game pairs.
+//! * [`texel`]: the same regression on the positions of self-play datasets (Parquet shards of
+//!   `shogilab selfplay`), bootstrap over games.
+//! * [`probe`]: an [`Evaluator`](shogilab_selfplay::Evaluator)'s value drop (in logit units)
+//!   when a piece is removed, or its gain when a piece is promoted in place, relative to a
+//!   pawn's; bootstrap over positions.
+//! * [`stats`]: the regression, bootstrap and correlation maths; [`report`]: CSV and Markdown.
+//!
+//! Kinds are grouped by the English name a type moves as ([`Kinds`]): the chu tokin counts as a
+//! gold general, a promoted rook as a dragon king.
+
+pub mod imbalance;
+pub mod probe;
+pub mod report;
+pub mod stats;
+pub mod texel;
+
+use shogilab_engine::variant::TYPE_MASK;
+use shogilab_engine::{Color, Position, Variant};
+
+/// Piece kinds of a variant, by English name.
+#[derive(Debug, Clone)]
+pub struct Kinds {
+    /// Kind names in the order of their first type.
+    pub names: Vec<String>,
+    /// Type id -> kind index.
+    pub of_type: Vec<usize>,
+    /// A type of the kind is royal.
+    pub royal: Vec<bool>,
+    /// Kind index of the pawn.
+    pub pawn: Option<usize>,
+}
+
+impl Kinds {
+    pub fn new(v: &Variant) -> Kinds {
+        let mut names: Vec<String> = Vec::new();
+        let mut royal = Vec::new();
+        let mut of_type = Vec::with_capacity(v.types.len());
+        for t in &v.types {
+            let k = match names.iter().position(|n| *n == t.name) {
+                Some(k) => k,
+                None => {
+                    names.push(t.name.clone());
+                    royal.push(false);
+                    names.len() - 1
+                }
+            };
+            royal[k] |= t.royal;
+            of_type.push(k);
+        }
+        let pawn = names.iter().position(|n| n == "pawn");
+        Kinds { names, of_type, royal, pawn }
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// Per kind: pieces of `c` minus pieces of the other colour, board and hands.
+    pub fn diff(&self, pos: &Position, c: Color) -> Vec<f64> {
+        let mut d = vec![0.0; self.len()];
+        let v = pos.variant();
+        for (col, sign) in [(c, 1.0), (c.flip(), -1.0)] {
+            for &sq in pos.pieces(col) {
+                d[self.of_type[(pos.cell(sq) & TYPE_MASK) as usize]] += sign;
+            }
+            for (h, &t) in v.hand_types.iter().enumerate() {
+                d[self.of_type[t as usize]] += sign * pos.hand(col, h) as f64;
+            }
+        }
+        d
+    }
+}
+
+/// One kind's estimate. NaN value = not measured (the note says why).
+#[derive(Debug, Clone)]
+pub struct ValueEstimate {
+    pub piece: String,
+    pub value: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl ValueEstimate {
+    pub fn half_width(&self) -> f64 {
+        (self.hi - self.lo) / 2.0
+    }
+}
+
+/// The result of one method.
+#[derive(Debug, Clone)]
+pub struct MethodResult {
+    /// Short name in the CSV `method` column (`imbalance`, `texel`, `probe`).
+    pub method: String,
+    /// What it used (agent, datasets, checkpoint), for the report.
+    pub description: String,
+    /// One per kind, in [`Kinds`] order.
+    pub estimates: Vec<ValueEstimate>,
+    /// Games behind the estimate (imbalance, texel) or positions (probe).
+    pub games: usize,
+    /// Regression rows / probes.
+    pub samples: usize,
+    /// Mean 95% half-width (finite intervals only) against games used, refitting on the first n.
+    pub curve: Vec<(f64, f64)>,
+    pub notes: Vec<String>,
+}
+
+impl MethodResult {
+    /// Mean and max finite half-width, and how many kinds have an unbounded or missing interval.
+    pub fn widths(&self) -> (f64, f64, usize) {
+        let hw: Vec<f64> =
+            self.estimates.iter().map(|e| e.half_width()).filter(|w| w.is_finite()).collect();
+        let missing = self.estimates.len() - hw.len();
+        let mean = if hw.is_empty() { f64::NAN } else { hw.iter().sum::<f64>() / hw.len() as f64 };
+        (mean, hw.iter().copied().fold(f64::NAN, f64::max), missing)
+    }
+}
+
+/// Estimates from a [`stats::RatioEstimates`] over kind columns starting at `offset`.
+pub(crate) fn estimates_from(
+    kinds: &Kinds,
+    r: &stats::RatioEstimates,
+    offset: usize,
+) -> Vec<ValueEstimate> {
+    kinds
+        .names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| ValueEstimate {
+            piece: n.clone(),
+            value: r.value[offset + k],
+            lo: r.lo[offset + k],
+            hi: r.hi[offset + k],
+        })
+        .collect()
+}
+
+/// Mean finite half-width of a fit's intervals, over the kinds (NaN if none).
+pub(crate) fn mean_half_width(r: &stats::RatioEstimates, offset: usize, kinds: usize) -> f64 {
+    let hw: Vec<f64> = (offset..offset + kinds)
+        .map(|j| (r.hi[j] - r.lo[j]) / 2.0)
+        .filter(|w| w.is_finite())
+        .collect();
+    if hw.is_empty() {
+        f64::NAN
+    } else {
+        hw.iter().sum::<f64>() / hw.len() as f64
+    }
+}
+
+/// Interval-width curve: refit on the first n clusters for a few n up to all of them.
+pub(crate) fn width_curve(
+    d: &stats::Design,
+    unit: usize,
+    offset: usize,
+    kinds: usize,
+    ridge: f64,
+    resamples: usize,
+    seed: u64,
+    games_of: &dyn Fn(&stats::Design) -> f64,
+) -> Vec<(f64, f64)> {
+    let total = d.clusters;
+    let mut out = Vec::new();
+    if total < 8 {
+        return out;
+    }
+    let steps = 8;
+    for i in 1..=steps {
+        let n = (total * i / steps).max(4);
+        let sub = d.first_clusters(n);
+        let r = stats::ratio_bootstrap(&sub, unit, ridge, resamples, seed.wrapping_add(i as u64));
+        out.push((games_of(&sub), mean_half_width(&r, offset, kinds)));
+    }
+    out
+}

@@ -1,0 +1,220 @@
+//! Probing an evaluator: how much its value for the side to move drops (in logit units of the
+//! expected score) when one of that side's pieces is taken off the board, relative to a pawn's
+//! drop. Kinds that exist only by promotion are measured as "promoted piece against no piece":
+//! a promotable piece is promoted in place and compared with the position without it. Royal
+//! pieces are not removed (that ends the game); a prince comes from a promoted drunk elephant.
+//! Intervals: bootstrap over positions.
+
+use super::stats::{percentile_interval, ratio};
+use super::{Kinds, MethodResult, ValueEstimate};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use shogilab_engine::variant::TYPE_MASK;
+use shogilab_engine::{Color, MoveList, Position, Variant};
+use shogilab_selfplay::{EvalOutput, EvalRequest, Evaluator};
+use std::sync::Arc;
+
+fn logit_score(o: &EvalOutput) -> f64 {
+    let s = (o.wdl[0] as f64 + 0.5 * o.wdl[1] as f64).clamp(0.002, 0.998);
+    (s / (1.0 - s)).ln()
+}
+
+/// `pos` with the piece on `sq` removed (`None`) or replaced by type `t`, same side to move and
+/// move number. `None` when the position has pieces in hand (not rebuilt here).
+fn edited(pos: &Position, sq: u16, t: Option<u16>) -> Option<Position> {
+    let v = pos.variant();
+    for c in [Color::Black, Color::White] {
+        if (0..v.hand_types.len()).any(|h| pos.hand(c, h) > 0) {
+            return None;
+        }
+    }
+    let mut e = Position::empty(Arc::clone(v));
+    for c in [Color::Black, Color::White] {
+        for &s in pos.pieces(c) {
+            let ty = pos.cell(s) & TYPE_MASK;
+            if s == sq {
+                if let Some(t) = t {
+                    e.place(s, c, t);
+                }
+            } else {
+                e.place(s, c, ty);
+            }
+        }
+    }
+    let sfen = e.to_sfen();
+    let mut f: Vec<&str> = sfen.split_whitespace().collect();
+    let side = if pos.side_to_move() == Color::Black { "b" } else { "w" };
+    let num = pos.move_number().to_string();
+    if f.len() >= 4 {
+        f[1] = side;
+        f[3] = &num;
+    }
+    Position::from_sfen(v, &f.join(" ")).ok()
+}
+
+/// Probe `evaluator` on `positions` (with the plies played before each). At most
+/// `per_position` pieces of the side to move are edited per position (chosen at random).
+pub fn probe(
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    evaluator: &dyn Evaluator,
+    positions: &[(Position, u32)],
+    per_position: usize,
+    resamples: usize,
+    seed: u64,
+    description: String,
+    on_position: &mut dyn FnMut(usize),
+) -> Result<MethodResult, String> {
+    let pawn = kinds.pawn.ok_or("the variant has no pawn: no unit for the values")?;
+    let nk = kinds.len();
+    // per position: per kind (sum of drops, count)
+    let mut per_pos: Vec<Vec<(f64, f64)>> = Vec::with_capacity(positions.len());
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x7072_6f62);
+    let mut list = MoveList::new();
+    let mut probes = 0usize;
+    for (pi, (pos, plies)) in positions.iter().enumerate() {
+        let us = pos.side_to_move();
+        let mut sqs: Vec<u16> = pos
+            .pieces(us)
+            .iter()
+            .copied()
+            .filter(|&s| !v.types[(pos.cell(s) & TYPE_MASK) as usize].royal)
+            .collect();
+        sqs.sort_unstable();
+        // random subset
+        for i in (1..sqs.len()).rev() {
+            sqs.swap(i, rng.gen_range(0..=i));
+        }
+        sqs.truncate(per_position);
+        // variants: (kind, index of "with" position, index of "without" position)
+        let mut variants: Vec<Position> = vec![pos.clone()];
+        let mut pairs: Vec<(usize, usize, usize)> = Vec::new();
+        for &s in &sqs {
+            let t = (pos.cell(s) & TYPE_MASK) as usize;
+            let ty = &v.types[t];
+            let Some(without) = edited(pos, s, None) else { continue };
+            let wi = variants.len();
+            variants.push(without);
+            pairs.push((kinds.of_type[t], 0, wi));
+            if let Some(p) = ty.promotes_to {
+                if let Some(prom) = edited(pos, s, Some(p)) {
+                    variants.push(prom);
+                    pairs.push((kinds.of_type[p as usize], variants.len() - 1, wi));
+                }
+            }
+        }
+        let moves: Vec<Vec<shogilab_engine::Move>> = variants
+            .iter()
+            .map(|p| {
+                list.clear();
+                p.legal_moves(&mut list);
+                list.to_vec()
+            })
+            .collect();
+        let batch: Vec<EvalRequest> = variants
+            .iter()
+            .zip(&moves)
+            .map(|(p, m)| EvalRequest { pos: p, moves: m, repetitions: 0, plies: *plies })
+            .collect();
+        let mut out = Vec::new();
+        evaluator.evaluate(&batch, &mut out);
+        if out.len() != batch.len() {
+            return Err(format!(
+                "evaluator {} returned {} outputs for {}",
+                evaluator.id(),
+                out.len(),
+                batch.len()
+            ));
+        }
+        let l: Vec<f64> = out.iter().map(logit_score).collect();
+        let mut acc = vec![(0.0, 0.0); nk];
+        for (k, with, without) in pairs {
+            acc[k].0 += l[with] - l[without];
+            acc[k].1 += 1.0;
+            probes += 1;
+        }
+        per_pos.push(acc);
+        on_position(pi + 1);
+    }
+    let values_of = |mult: &[f64]| -> Vec<f64> {
+        let mut s = vec![(0.0, 0.0); nk];
+        for (acc, m) in per_pos.iter().zip(mult) {
+            for k in 0..nk {
+                s[k].0 += m * acc[k].0;
+                s[k].1 += m * acc[k].1;
+            }
+        }
+        let mean: Vec<f64> =
+            s.iter().map(|(a, n)| if *n > 0.0 { a / n } else { f64::NAN }).collect();
+        mean.iter().map(|&m| if m.is_nan() { m } else { ratio(m, mean[pawn]) }).collect()
+    };
+    let ones = vec![1.0; per_pos.len()];
+    let value = values_of(&ones);
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); nk];
+    let mut brng = SmallRng::seed_from_u64(seed ^ 0x626f_6f74);
+    let mut curve = Vec::new();
+    let n = per_pos.len();
+    for _ in 0..resamples {
+        let m = super::stats::bootstrap_multiplicities(n.max(1), &mut brng);
+        for (k, x) in values_of(&m[..n]).into_iter().enumerate() {
+            samples[k].push(x);
+        }
+    }
+    let estimates: Vec<ValueEstimate> = (0..nk)
+        .map(|k| {
+            let (lo, hi) = if value[k].is_nan() {
+                (f64::NAN, f64::NAN)
+            } else {
+                percentile_interval(&samples[k])
+            };
+            ValueEstimate { piece: kinds.names[k].clone(), value: value[k], lo, hi }
+        })
+        .collect();
+    // width against positions used
+    if n >= 8 {
+        for i in 1..=8 {
+            let used = (n * i / 8).max(2);
+            let mut ss: Vec<Vec<f64>> = vec![Vec::new(); nk];
+            for _ in 0..(resamples / 2).max(50) {
+                let mut m = vec![0.0; n];
+                for _ in 0..used {
+                    m[brng.gen_range(0..used)] += 1.0;
+                }
+                for (k, x) in values_of(&m).into_iter().enumerate() {
+                    ss[k].push(x);
+                }
+            }
+            let hw: Vec<f64> = ss
+                .iter()
+                .map(|s| {
+                    let (a, b) = percentile_interval(s);
+                    (b - a) / 2.0
+                })
+                .filter(|w| w.is_finite())
+                .collect();
+            if !hw.is_empty() {
+                curve.push((used as f64, hw.iter().sum::<f64>() / hw.len() as f64));
+            }
+        }
+    }
+    let mut notes = vec![format!(
+        "{} positions, {} probes (removals and in-place promotions), evaluator {}",
+        n,
+        probes,
+        evaluator.id()
+    )];
+    let missing: Vec<&str> =
+        estimates.iter().filter(|e| e.value.is_nan()).map(|e| e.piece.as_str()).collect();
+    if !missing.is_empty() {
+        notes.push(format!("not measured (royal, or never on the board): {}", missing.join(", ")));
+    }
+    Ok(MethodResult {
+        method: "probe".into(),
+        description,
+        estimates,
+        games: n,
+        samples: probes,
+        curve,
+        notes,
+    })
+}

@@ -1,0 +1,406 @@
+//! Report text: the CSV files (`<variant>.csv` with the primary estimate per kind,
+//! `<variant>-all.csv` with every method) and the Markdown report beside a reference table.
+
+use super::stats::{pearson, spearman};
+use super::{Kinds, MethodResult, ValueEstimate};
+
+/// A reference table per kind (NaN where it has no value).
+#[derive(Debug, Clone)]
+pub struct Reference {
+    pub source: String,
+    pub path: String,
+    pub values: Vec<f64>,
+}
+
+/// The primary row of a kind: the first method in the given order with a finite estimate.
+#[derive(Debug, Clone)]
+pub struct PrimaryRow {
+    pub estimate: ValueEstimate,
+    pub method: String,
+}
+
+pub fn primary_rows(kinds: &Kinds, methods: &[MethodResult]) -> Vec<PrimaryRow> {
+    (0..kinds.len())
+        .map(|k| {
+            for m in methods {
+                let e = &m.estimates[k];
+                if e.value.is_finite() {
+                    return PrimaryRow { estimate: e.clone(), method: m.method.clone() };
+                }
+            }
+            PrimaryRow {
+                estimate: ValueEstimate {
+                    piece: kinds.names[k].clone(),
+                    value: f64::NAN,
+                    lo: f64::NAN,
+                    hi: f64::NAN,
+                },
+                method: "none".into(),
+            }
+        })
+        .collect()
+}
+
+fn num(x: f64) -> String {
+    if x.is_nan() {
+        String::new()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+fn short(x: f64) -> String {
+    if x.is_nan() {
+        "–".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "∞".into()
+        } else {
+            "−∞".into()
+        }
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains(',') || s.contains('"') {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn reference_at(r: Option<&Reference>, k: usize) -> f64 {
+    r.map_or(f64::NAN, |r| r.values[k])
+}
+
+/// `piece,value,ci_low,ci_high,method,gcsa`, one row per kind.
+pub fn csv_primary(rows: &[PrimaryRow], reference: Option<&Reference>) -> String {
+    let mut s = String::from("piece,value,ci_low,ci_high,method,gcsa\n");
+    for (k, r) in rows.iter().enumerate() {
+        let e = &r.estimate;
+        s.push_str(&format!(
+            "{},{},{},{},{},{}\n",
+            csv_field(&e.piece),
+            num(e.value),
+            num(e.lo),
+            num(e.hi),
+            r.method,
+            num(reference_at(reference, k))
+        ));
+    }
+    s
+}
+
+/// Every method's estimate: same columns, one row per kind and method.
+pub fn csv_all(methods: &[MethodResult], reference: Option<&Reference>) -> String {
+    let mut s = String::from("piece,value,ci_low,ci_high,method,gcsa\n");
+    for m in methods {
+        for (k, e) in m.estimates.iter().enumerate() {
+            s.push_str(&format!(
+                "{},{},{},{},{},{}\n",
+                csv_field(&e.piece),
+                num(e.value),
+                num(e.lo),
+                num(e.hi),
+                m.method,
+                num(reference_at(reference, k))
+            ));
+        }
+    }
+    s
+}
+
+/// Spearman and Pearson correlation of estimates with the reference, and how many kinds.
+pub fn correlation(est: &[ValueEstimate], reference: &Reference) -> (f64, f64, usize) {
+    let ours: Vec<f64> = est.iter().map(|e| e.value).collect();
+    let n =
+        ours.iter().zip(&reference.values).filter(|(a, b)| a.is_finite() && b.is_finite()).count();
+    (spearman(&ours, &reference.values), pearson(&ours, &reference.values), n)
+}
+
+/// Games needed for a 95% half-width of `target` pawns, from a width `hw` at `games`
+/// (intervals shrink as 1/sqrt(games)).
+pub fn games_for_width(games: f64, hw: f64, target: f64) -> f64 {
+    if !(hw.is_finite() && games > 0.0) {
+        return f64::NAN;
+    }
+    games * (hw / target).powi(2)
+}
+
+/// Log-log slope of a width curve (half-width against games); -0.5 is the 1/sqrt(n) rule.
+pub fn curve_slope(curve: &[(f64, f64)]) -> f64 {
+    let pts: Vec<(f64, f64)> = curve
+        .iter()
+        .filter(|(x, y)| *x > 0.0 && *y > 0.0 && y.is_finite())
+        .map(|(x, y)| (x.ln(), y.ln()))
+        .collect();
+    if pts.len() < 3 {
+        return f64::NAN;
+    }
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    if sxx > 0.0 {
+        sxy / sxx
+    } else {
+        f64::NAN
+    }
+}
+
+/// Everything the Markdown report says.
+pub struct ReportInput<'a> {
+    pub variant: &'a str,
+    pub command: &'a str,
+    pub kinds: &'a Kinds,
+    pub methods: &'a [MethodResult],
+    pub primary: &'a [PrimaryRow],
+    pub reference: Option<&'a Reference>,
+    /// Free text about speed (games per hour, sessions) per method.
+    pub speed: Vec<String>,
+    /// Promoted value in the reference, per kind, for kinds that promote (to explain gaps).
+    pub promotes_to: Vec<Option<usize>>,
+    pub files: Vec<String>,
+}
+
+fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
+    let name = &input.kinds.names[k];
+    let mut r = Vec::new();
+    if input.kinds.royal[k] {
+        r.push("royal: the GCSA average ignores royalty, while a second royal piece here is an extra life".to_string());
+    }
+    if let Some(p) = input.promotes_to[k] {
+        let pv = reference_at(input.reference, p);
+        if pv.is_finite() && pv - gcsa >= 3.0 && e.value < gcsa {
+            r.push(format!(
+                "promotes to {} (GCSA {pv}): human averages price in promotion prospects that a shallow engine does not plan for",
+                input.kinds.names[p]
+            ));
+        }
+    }
+    let promoted_only = input.promotes_to.iter().any(|p| *p == Some(k))
+        && !input.kinds.royal[k]
+        && matches!(
+            name.as_str(),
+            "flying stag"
+                | "flying ox"
+                | "free boar"
+                | "whale"
+                | "white horse"
+                | "horned falcon"
+                | "soaring eagle"
+                | "multi general"
+                | "heavenly tetrarch"
+                | "fire demon"
+                | "free eagle"
+                | "lion hawk"
+                | "bishop general"
+                | "rook general"
+                | "vice general"
+                | "great general"
+                | "water buffalo"
+                | "chariot soldier"
+                | "side soldier"
+                | "vertical soldier"
+        );
+    if promoted_only && e.value > gcsa {
+        r.push(
+            "in-place promotion also removes the unpromoted piece's weakness in the opening array"
+                .into(),
+        );
+    }
+    let hw = e.half_width();
+    if hw > 0.25 * gcsa.abs().max(1.0) {
+        r.push(format!("wide interval (±{hw:.1}): few games differ in this kind"));
+    }
+    if e.value > gcsa && r.is_empty() {
+        r.push("the engine (material search at depth 1 + captures) uses this piece's reach in short tactics better than its long-term worth".into());
+    }
+    if e.value < gcsa && r.is_empty() {
+        r.push("the engine cannot exploit this piece's strengths (long plans, coordination) at its search depth".into());
+    }
+    r.join("; ")
+}
+
+/// The Markdown report.
+pub fn markdown(input: &ReportInput) -> String {
+    let mut s = String::new();
+    let v = input.variant;
+    s.push_str(&format!("# Piece values: {v}\n\n"));
+    s.push_str("Generated by\n\n```sh\n");
+    s.push_str(input.command);
+    s.push_str("\n```\n\n");
+    s.push_str(&format!("Files: {}.\n\n", input.files.join(", ")));
+    s.push_str("## Methods\n\n");
+    for m in input.methods {
+        let (mean, max, missing) = m.widths();
+        s.push_str(&format!(
+            "* **{}**: {}. Behind it: {} {}. Mean 95% half-width {} pawns, widest {}{}.\n",
+            m.method,
+            m.description,
+            m.games,
+            if m.method == "probe" { "positions" } else { "games" },
+            short(mean),
+            short(max),
+            if missing > 0 {
+                format!(", {missing} kinds without a finite interval")
+            } else {
+                String::new()
+            }
+        ));
+        for n in &m.notes {
+            s.push_str(&format!("  * {n}\n"));
+        }
+    }
+    if !input.speed.is_empty() {
+        s.push_str("\n## Speed\n\n");
+        for l in &input.speed {
+            s.push_str(&format!("* {l}\n"));
+        }
+    }
+    s.push_str("\n## Values (pawn = 1, 95% bootstrap intervals)\n\n");
+    s.push_str(
+        "Primary column: the first method, in the order listed above, that measured the kind.\n\n",
+    );
+    let mut header = String::from("| piece | GCSA | primary | 95% CI | method |");
+    let mut rule = String::from("|---|---:|---:|---|---|");
+    for m in input.methods {
+        header.push_str(&format!(" {} | CI |", m.method));
+        rule.push_str("---:|---|");
+    }
+    s.push_str(&header);
+    s.push('\n');
+    s.push_str(&rule);
+    s.push('\n');
+    let mut order: Vec<usize> = (0..input.kinds.len()).collect();
+    order.sort_by(|&a, &b| {
+        let ka = (reference_at(input.reference, a), input.primary[a].estimate.value);
+        let kb = (reference_at(input.reference, b), input.primary[b].estimate.value);
+        let fa = if ka.0.is_finite() { ka.0 } else { ka.1 };
+        let fb = if kb.0.is_finite() { kb.0 } else { kb.1 };
+        fb.partial_cmp(&fa).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    for &k in &order {
+        let p = &input.primary[k];
+        let e = &p.estimate;
+        let mut row = format!(
+            "| {} | {} | {} | [{}, {}] | {} |",
+            e.piece,
+            short(reference_at(input.reference, k)),
+            short(e.value),
+            short(e.lo),
+            short(e.hi),
+            p.method
+        );
+        for m in input.methods {
+            let x = &m.estimates[k];
+            row.push_str(&format!(" {} | [{}, {}] |", short(x.value), short(x.lo), short(x.hi)));
+        }
+        s.push_str(&row);
+        s.push('\n');
+    }
+    if let Some(r) = input.reference {
+        s.push_str(&format!(
+            "\n## Agreement with the reference\n\nReference: {} (`{}`).\n\n",
+            r.source, r.path
+        ));
+        s.push_str("| estimate | kinds | Spearman | Pearson |\n|---|---:|---:|---:|\n");
+        let prim: Vec<ValueEstimate> = input.primary.iter().map(|p| p.estimate.clone()).collect();
+        let (sp, pe, n) = correlation(&prim, r);
+        s.push_str(&format!("| primary | {n} | {} | {} |\n", short(sp), short(pe)));
+        for m in input.methods {
+            let (sp, pe, n) = correlation(&m.estimates, r);
+            s.push_str(&format!("| {} | {n} | {} | {} |\n", m.method, short(sp), short(pe)));
+        }
+        s.push_str(
+            "\n### Where the primary estimate and the reference disagree beyond the interval\n\n",
+        );
+        let mut any = false;
+        for &k in &order {
+            let e = &input.primary[k].estimate;
+            let g = r.values[k];
+            if !(g.is_finite() && e.value.is_finite()) {
+                continue;
+            }
+            if g < e.lo || g > e.hi {
+                any = true;
+                s.push_str(&format!(
+                    "* **{}**: GCSA {} vs {} [{}, {}] ({}): {}.\n",
+                    e.piece,
+                    short(g),
+                    short(e.value),
+                    short(e.lo),
+                    short(e.hi),
+                    input.primary[k].method,
+                    why(k, e, input, g)
+                ));
+            }
+        }
+        if !any {
+            s.push_str("None: every reference value lies inside its interval.\n");
+        }
+        let unmeasured: Vec<&str> = input
+            .primary
+            .iter()
+            .filter(|p| p.estimate.value.is_nan())
+            .map(|p| p.estimate.piece.as_str())
+            .collect();
+        if !unmeasured.is_empty() {
+            s.push_str(&format!("\nNot measured by any method: {}.\n", unmeasured.join(", ")));
+        }
+    }
+    s.push_str("\n## Interval width against games\n\n");
+    for m in input.methods {
+        if m.curve.is_empty() {
+            continue;
+        }
+        let last = m.curve[m.curve.len() - 1];
+        let widest = m
+            .estimates
+            .iter()
+            .map(|e| e.half_width())
+            .filter(|w| w.is_finite())
+            .fold(f64::NAN, f64::max);
+        s.push_str(&format!(
+            "* {}: mean half-width {} at {} {}; log-log slope {} (−0.5 = 1/√n). For ±1 pawn: about {} {} for the mean width, {} for the widest kind ({}).\n",
+            m.method,
+            short(last.1),
+            last.0,
+            if m.method == "probe" { "positions" } else { "games" },
+            short(curve_slope(&m.curve)),
+            short(games_for_width(last.0, last.1, 1.0)).replace(".00", ""),
+            if m.method == "probe" { "positions" } else { "games" },
+            short(games_for_width(last.0, widest, 1.0)).replace(".00", ""),
+            short(widest)
+        ));
+        let pts: Vec<String> =
+            m.curve.iter().map(|(x, y)| format!("{x:.0}: ±{}", short(*y))).collect();
+        s.push_str(&format!("  * refits on the first n: {}\n", pts.join(", ")));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extrapolation_and_slope() {
+        assert!((games_for_width(1000.0, 2.0, 1.0) - 4000.0).abs() < 1e-9);
+        let curve: Vec<(f64, f64)> =
+            [100.0, 400.0, 1600.0].iter().map(|&n: &f64| (n, 10.0 / n.sqrt())).collect();
+        assert!((curve_slope(&curve) + 0.5).abs() < 1e-9);
+        assert_eq!(num(f64::NAN), "");
+        assert_eq!(num(f64::INFINITY), "inf");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+    }
+}

@@ -1,0 +1,189 @@
+//! Texel-style regression on self-play datasets: the result of the game (from Black's side,
+//! draws 0.5) regressed on the per-kind material difference of each quiet position, plus a
+//! constant and a side-to-move term; bootstrap over games.
+//!
+//! A position counts as quiet when the move played from it changes no material (no capture, no
+//! promotion): positions in the middle of an exchange would credit the material to the wrong
+//! side. Runs of identical rows within a game are merged into one weighted row.
+
+use super::stats::{ratio_bootstrap, Design};
+use super::{estimates_from, width_curve, Kinds, MethodResult};
+use shogilab_engine::{Color, Position, Variant};
+use shogilab_selfplay::dataset::read_samples;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Positions files under the given paths: a file is taken as it is (it must exist), a folder
+/// is searched recursively for `positions-*.parquet`. Errors name the path.
+pub fn dataset_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| format!("--datasets {}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("positions-") && n.ends_with(".parquet"))
+            {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let before = out.len();
+            walk(p, &mut out)?;
+            if out.len() == before {
+                return Err(format!(
+                    "--datasets {}: no positions-*.parquet files in it",
+                    p.display()
+                ));
+            }
+        } else if p.is_file() {
+            out.push(p.clone());
+        } else {
+            return Err(format!("--datasets {}: no such file or folder", p.display()));
+        }
+    }
+    Ok(out)
+}
+
+/// Regression rows read from datasets.
+#[derive(Debug, Clone)]
+pub struct TexelData {
+    pub design: Design,
+    pub games: usize,
+    pub positions: usize,
+    pub quiet: usize,
+    pub files: usize,
+    /// Up to a few hundred sampled mid-game positions (for probing).
+    pub sample_sfens: Vec<(String, u32)>,
+}
+
+/// Read every file (schema and variant checked by [`read_samples`]) into regression rows.
+pub fn load(files: &[PathBuf], v: &Arc<Variant>, kinds: &Kinds) -> Result<TexelData, String> {
+    let p = 2 + kinds.len();
+    let mut d = Design::new(p);
+    let (mut games, mut positions, mut quiet) = (0usize, 0usize, 0usize);
+    let mut sample_sfens = Vec::new();
+    for f in files {
+        let samples = read_samples(std::slice::from_ref(f), &v.name).map_err(|e| e.to_string())?;
+        // split into games: a new game starts when the ply does not increase
+        let mut start = 0;
+        while start < samples.len() {
+            let mut end = start + 1;
+            while end < samples.len() && samples[end].ply > samples[end - 1].ply {
+                end += 1;
+            }
+            let cluster = games;
+            games += 1;
+            let mut rows: Vec<(Vec<f64>, f64)> = Vec::with_capacity(end - start);
+            for s in &samples[start..end] {
+                let pos = Position::from_sfen(v, &s.sfen).map_err(|e| {
+                    format!("{}: position {:?} does not parse: {e}", f.display(), s.sfen)
+                })?;
+                let black = pos.side_to_move() == Color::Black;
+                let score_stm = (s.result.clamp(-1, 1) as f64 + 1.0) / 2.0;
+                let y = if black { score_stm } else { 1.0 - score_stm };
+                let mut x = Vec::with_capacity(p);
+                x.push(1.0);
+                x.push(if black { 1.0 } else { -1.0 });
+                x.extend(kinds.diff(&pos, Color::Black));
+                rows.push((x, y));
+                if s.ply >= 20 && s.ply % 7 == 0 && sample_sfens.len() < 5000 {
+                    sample_sfens.push((s.sfen.clone(), s.ply));
+                }
+            }
+            positions += rows.len();
+            for i in 0..rows.len() {
+                let stable = i + 1 == rows.len() || rows[i].0[2..] == rows[i + 1].0[2..];
+                if !stable {
+                    continue;
+                }
+                quiet += 1;
+                // merge with the previous row when identical (same game, features, result)
+                let n = d.rows();
+                if n > 0
+                    && d.cluster[n - 1] == cluster
+                    && d.y[n - 1] == rows[i].1
+                    && d.x[(n - 1) * p..n * p] == rows[i].0[..]
+                {
+                    d.w[n - 1] += 1.0;
+                } else {
+                    d.push(&rows[i].0, rows[i].1, 1.0, cluster);
+                }
+            }
+            start = end;
+        }
+    }
+    d.clusters = games;
+    Ok(TexelData { design: d, games, positions, quiet, files: files.len(), sample_sfens })
+}
+
+/// Fit the dataset rows.
+pub fn fit(
+    kinds: &Kinds,
+    data: &TexelData,
+    resamples: usize,
+    seed: u64,
+    description: String,
+) -> Result<MethodResult, String> {
+    let pawn = kinds.pawn.ok_or("the variant has no pawn: no unit for the values")?;
+    if data.design.rows() == 0 {
+        return Err("the datasets hold no positions".into());
+    }
+    let ridge = 1e-3;
+    let r = ratio_bootstrap(&data.design, 2 + pawn, ridge, resamples, seed);
+    let estimates = estimates_from(kinds, &r, 2);
+    let curve = width_curve(
+        &data.design,
+        2 + pawn,
+        2,
+        kinds.len(),
+        ridge,
+        (resamples / 2).max(50),
+        seed,
+        &|s| s.clusters as f64,
+    );
+    let mut notes = vec![format!(
+        "{} games, {} positions in {} files, {} quiet positions ({} weighted rows); constant {:.3}, side to move {:.3}, pawn coefficient {:.4} (logit)",
+        data.games,
+        data.positions,
+        data.files,
+        data.quiet,
+        data.design.rows(),
+        r.fit.beta[0],
+        r.fit.beta[1],
+        r.fit.beta[2 + pawn]
+    )];
+    if r.bad_unit > 0 {
+        notes.push(format!(
+            "{} of {} bootstrap refits had a non-positive pawn coefficient (unbounded intervals)",
+            r.bad_unit, r.resamples
+        ));
+    }
+    let never: Vec<&str> =
+        estimates.iter().filter(|e| e.value.is_nan()).map(|e| e.piece.as_str()).collect();
+    if !never.is_empty() {
+        notes.push(format!(
+            "never differing in quiet positions (not measured): {}",
+            never.join(", ")
+        ));
+    }
+    Ok(MethodResult {
+        method: "texel".into(),
+        description,
+        estimates,
+        games: data.games,
+        samples: data.quiet,
+        curve,
+        notes,
+    })
+}

@@ -1,0 +1,465 @@
+//! `shogilab values`: empirical piece values in pawn units, three ways (imbalance matches,
+//! regression on self-play datasets, value-network probing), each with 95% bootstrap
+//! intervals, compared with a reference table (the German Chu Shogi Association's, from
+//! `configs/values/<variant>-gcsa.toml`). Writes `<out>/<variant>.csv`, `<variant>-all.csv`,
+//! `<variant>.md`, `<variant>.png` and `<variant>-intervals.png`; the imbalance games go to the
+//! append-only log `<out>/games/<variant>.jsonl`, so re-running continues and `--games N`
+//! extends. Every input is checked before any game is played or any file written.
+
+use super::{write_atomic, VariantArgs};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use shogilab_engine::{Position, Variant};
+use shogilab_eval::values::imbalance::{self, ImbalanceConfig};
+use shogilab_eval::values::report::{self, PrimaryRow, Reference, ReportInput};
+use shogilab_eval::values::{probe, texel, Kinds, MethodResult};
+use shogilab_plot::{Estimate, Labels, Series};
+use shogilab_selfplay::{Evaluator, Material, PieceValues, Uniform};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct ValuesArgs {
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// Report folder: <variant>.csv, <variant>-all.csv, <variant>.md, <variant>.png,
+    /// <variant>-intervals.png, and the game log games/<variant>.jsonl.
+    #[arg(long, default_value = "reports/piece-values")]
+    pub out: PathBuf,
+    /// Imbalance games the log should hold (missing ones are played; 0 = leave the method out
+    /// unless the log already has games).
+    #[arg(long, default_value_t = 200)]
+    pub games: usize,
+    /// Stop starting new games after this many minutes (the fit uses what the log holds).
+    #[arg(long)]
+    pub max_minutes: Option<f64>,
+    /// Game threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Imbalance engine: full-width depth before the captures-only search.
+    #[arg(long, default_value_t = 1)]
+    pub depth: u32,
+    /// Ply cap of the imbalance games (a draw when reached; no adjudication).
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: u32,
+    /// Imbalance engine: bonus in centipawns per rank a piece stands from its back rank.
+    #[arg(long, default_value_t = 3)]
+    pub advance: i32,
+    /// Imbalance engine: root jitter, +- centipawns.
+    #[arg(long, default_value_t = 30)]
+    pub noise: i32,
+    /// Self-play data for the regression: positions-*.parquet files or folders searched
+    /// recursively (repeatable).
+    #[arg(long = "datasets", value_name = "PATH")]
+    pub datasets: Vec<PathBuf>,
+    /// Evaluator to probe: a checkpoint (.ot), or `material` (mobility values: a sanity check
+    /// that gives them back).
+    #[arg(long, value_name = "EVAL")]
+    pub probe: Option<String>,
+    /// Positions to probe (sampled from the datasets, else from the imbalance setups).
+    #[arg(long, default_value_t = 200)]
+    pub probe_positions: usize,
+    /// Reference table (ValueFile TOML). Default: configs/values/<variant>-gcsa.toml when it
+    /// exists; `none` for no comparison.
+    #[arg(long)]
+    pub reference: Option<String>,
+    /// Bootstrap resamples per method.
+    #[arg(long, default_value_t = 400)]
+    pub bootstrap: usize,
+    /// Order of preference for the primary column (comma-separated methods).
+    #[arg(long, value_delimiter = ',', default_value = "imbalance,texel,probe")]
+    pub primary: Vec<String>,
+}
+
+fn load_reference(a: &ValuesArgs, v: &Arc<Variant>, kinds: &Kinds) -> Result<Option<Reference>> {
+    let path = match a.reference.as_deref() {
+        Some("none") => return Ok(None),
+        Some(p) => PathBuf::from(p),
+        None => {
+            let p = PathBuf::from(format!("configs/values/{}-gcsa.toml", v.name));
+            if !p.exists() {
+                return Ok(None);
+            }
+            p
+        }
+    };
+    if !path.is_file() {
+        bail!("--reference {}: no such file", path.display());
+    }
+    let pv = PieceValues::from_file(Arc::clone(v), &path)
+        .map_err(|e| anyhow::anyhow!("--reference {e}"))?;
+    let mut values = vec![f64::NAN; kinds.len()];
+    for (t, &x) in pv.per_type.iter().enumerate() {
+        values[kinds.of_type[t]] = x as f64;
+    }
+    Ok(Some(Reference { source: pv.source, path: path.display().to_string(), values }))
+}
+
+fn load_probe(spec: &str, v: &Arc<Variant>) -> Result<(Arc<dyn Evaluator>, String)> {
+    match spec {
+        "material" => Ok((
+            Arc::new(Material::new(PieceValues::mobility(Arc::clone(v)))),
+            "the `material` evaluator (mobility-derived values; gives them back)".into(),
+        )),
+        "uniform" => Ok((Arc::new(Uniform), "the `uniform` evaluator (constant value)".into())),
+        p if p.ends_with(".ot") => {
+            let path = Path::new(p);
+            if !path.is_file() {
+                bail!("--probe {p}: no such checkpoint");
+            }
+            let meta = shogilab_train::checkpoint::read_meta(path)
+                .map_err(|e| anyhow::anyhow!("--probe {p}: {e}"))?;
+            if meta.variant != v.name {
+                bail!("--probe {p}: checkpoint is for {:?}, not {:?}", meta.variant, v.name);
+            }
+            let ev = super::selfplay_cmd::make_evaluator(p, v)
+                .with_context(|| format!("--probe {p}"))?;
+            Ok((
+                Arc::from(ev),
+                format!(
+                    "checkpoint `{p}` (value head, win/draw/loss -> logit of the expected score)"
+                ),
+            ))
+        }
+        o => bail!("--probe {o:?}: expected a checkpoint path ending in .ot, or material"),
+    }
+}
+
+fn speed_lines(log: &[imbalance::GameLine], sessions: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if log.is_empty() {
+        return out;
+    }
+    let ms: f64 = log.iter().map(|g| g.ms as f64).sum();
+    let plies: f64 = log.iter().map(|g| g.plies as f64).sum();
+    out.push(format!(
+        "imbalance: {} games, mean {:.0} plies and {:.2} s per game on one thread ({:.0} games per thread-hour)",
+        log.len(),
+        plies / log.len() as f64,
+        ms / 1000.0 / log.len() as f64,
+        3.6e6 * log.len() as f64 / ms.max(1.0)
+    ));
+    if let Ok(text) = std::fs::read_to_string(sessions) {
+        let (mut played, mut secs) = (0.0, 0.0);
+        let mut threads = std::collections::BTreeSet::new();
+        for l in text.lines() {
+            if let Ok(j) = serde_json::from_str::<serde_json::Value>(l) {
+                played += j["played"].as_f64().unwrap_or(0.0);
+                secs += j["seconds"].as_f64().unwrap_or(0.0);
+                threads.insert(j["threads"].as_u64().unwrap_or(0));
+            }
+        }
+        if secs > 0.0 {
+            out.push(format!(
+                "imbalance: {played:.0} games in {:.1} min of wall clock with {:?} threads on this project's 2-core machine (shared with other work, nice 10): {:.0} games per hour",
+                secs / 60.0,
+                threads,
+                played / secs * 3600.0
+            ));
+        }
+    }
+    out
+}
+
+pub fn run(a: ValuesArgs) -> Result<()> {
+    let v = a.variant.load()?;
+    let kinds = Kinds::new(&v);
+    if kinds.pawn.is_none() {
+        bail!("variant {:?} has no piece named \"pawn\": no unit for the values", v.name);
+    }
+    if a.bootstrap < 20 {
+        bail!("--bootstrap {}: use at least 20 resamples", a.bootstrap);
+    }
+    for m in &a.primary {
+        if !["imbalance", "texel", "probe"].contains(&m.as_str()) {
+            bail!("--primary {m:?}: expected imbalance, texel or probe");
+        }
+    }
+    if let Some(m) = a.max_minutes {
+        if !(m.is_finite() && m >= 0.0) {
+            bail!("--max-minutes {m}: must be a non-negative number");
+        }
+    }
+    // every input first: reference, datasets, evaluator
+    let reference = load_reference(&a, &v, &kinds)?;
+    let texel_data = if a.datasets.is_empty() {
+        None
+    } else {
+        let files = texel::dataset_files(&a.datasets).map_err(anyhow::Error::msg)?;
+        eprintln!("reading {} dataset files", files.len());
+        Some((texel::load(&files, &v, &kinds).map_err(anyhow::Error::msg)?, files))
+    };
+    let probe_ev = a.probe.as_deref().map(|p| load_probe(p, &v)).transpose()?;
+    let log_path = a.out.join("games").join(format!("{}.jsonl", v.name));
+    let sessions_path = a.out.join("games").join(format!("{}-sessions.jsonl", v.name));
+    let (existing, _) = imbalance::read_log(&log_path).map_err(anyhow::Error::msg)?;
+    if a.games == 0 && existing.is_empty() && texel_data.is_none() && probe_ev.is_none() {
+        bail!("nothing to measure: give --games N, --datasets PATH or --probe EVAL");
+    }
+    let cfg = ImbalanceConfig {
+        depth: a.depth,
+        noise_cp: a.noise,
+        max_plies: a.max_plies,
+        advance_cp: a.advance,
+        seed: a.seed,
+        ..ImbalanceConfig::default()
+    };
+    if let Some(g) = existing.iter().find(|g| g.agent != cfg.agent_id()) {
+        bail!(
+            "{}: holds games of engine/setup {:?}, these settings give {:?}; use the same settings or another --out",
+            log_path.display(),
+            g.agent,
+            cfg.agent_id()
+        );
+    }
+    // imbalance games
+    let mut games = existing;
+    if a.games > games.len() {
+        let threads = a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+        let todo = a.games - games.len();
+        let bar = ProgressBar::new(todo as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} imbalance games {msg} [{elapsed}<{eta}]",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let t0 = Instant::now();
+        let deadline = a.max_minutes.map(|m| t0 + Duration::from_secs_f64(m * 60.0));
+        let before = games.len();
+        let (mut decisive, mut played) = (0usize, 0usize);
+        games =
+            imbalance::run_games(&v, &cfg, &log_path, a.games, threads, deadline, &mut |g, _| {
+                played += 1;
+                if g.result != 0.5 {
+                    decisive += 1;
+                }
+                bar.inc(1);
+                bar.set_message(format!(
+                    "{:.0}% decisive, {:.0} games/h",
+                    100.0 * decisive as f64 / played as f64,
+                    played as f64 / t0.elapsed().as_secs_f64().max(1e-3) * 3600.0
+                ));
+            })
+            .map_err(anyhow::Error::msg)?;
+        bar.finish_and_clear();
+        let secs = t0.elapsed().as_secs_f64();
+        let n = games.len() - before;
+        eprintln!("played {n} imbalance games in {secs:.0} s ({} in the log)", games.len());
+        if n > 0 {
+            let line = serde_json::json!({"played": n, "seconds": secs, "threads": threads,
+                "agent": cfg.agent_id()})
+            .to_string()
+                + "\n";
+            use std::io::Write;
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&sessions_path)
+                .and_then(|mut f| f.write_all(line.as_bytes()))
+                .with_context(|| format!("writing {}", sessions_path.display()))?;
+        }
+    }
+    // fits
+    let mut methods: Vec<MethodResult> = Vec::new();
+    if !games.is_empty() {
+        eprintln!("fitting {} imbalance games ({} bootstrap resamples)", games.len(), a.bootstrap);
+        let desc = format!(
+            "engine-vs-itself games from the start array with random pieces removed or promoted in place, each setup also mirrored with colours swapped; engine `{}`: alpha-beta depth {} + captures-only quiescence, material from mobility-derived values (`PieceValues::mobility`, not the GCSA table), +{} cp per rank advanced, ±{} cp root jitter, repeated positions penalised; draw at {} plies, no adjudication; logistic regression of Black's score (draw 0.5) on per-kind count differences with a first-move intercept, ridge 1e-3, bootstrap over setups",
+            cfg.agent_id(), cfg.depth, cfg.advance_cp, cfg.noise_cp, cfg.max_plies
+        );
+        methods.push(
+            imbalance::fit(&kinds, &games, a.bootstrap, a.seed, desc)
+                .map_err(anyhow::Error::msg)?,
+        );
+    }
+    if let Some((data, files)) = &texel_data {
+        eprintln!("fitting {} dataset games", data.games);
+        let mut dirs: Vec<String> = files
+            .iter()
+            .map(|f| f.parent().map(|p| p.display().to_string()).unwrap_or_default())
+            .collect();
+        dirs.dedup();
+        let desc = format!(
+            "logistic regression of the game result (Black's score, draw 0.5) on per-kind count differences of quiet positions (the move played from them changes no material), constant + side-to-move terms, ridge 1e-3, bootstrap over games; data: {} files in {}",
+            files.len(),
+            dirs.join(", ")
+        );
+        methods
+            .push(texel::fit(&kinds, data, a.bootstrap, a.seed, desc).map_err(anyhow::Error::msg)?);
+    }
+    if let Some((ev, desc)) = &probe_ev {
+        let mut rng_pick: Vec<(Position, u32)> = Vec::new();
+        let source;
+        if let Some((data, _)) = &texel_data {
+            source = "mid-game positions sampled from the datasets";
+            let n = data.sample_sfens.len();
+            let step = (n / a.probe_positions.max(1)).max(1);
+            for (sfen, ply) in data.sample_sfens.iter().step_by(step).take(a.probe_positions) {
+                if let Ok(p) = Position::from_sfen(&v, sfen) {
+                    rng_pick.push((p, *ply));
+                }
+            }
+        } else {
+            source = "start arrays of the imbalance setups";
+            for g in games.iter().filter(|g| g.swap == 0).take(a.probe_positions) {
+                if let Ok(p) = Position::from_sfen(&v, &g.sfen) {
+                    rng_pick.push((p, 0));
+                }
+            }
+            if rng_pick.is_empty() {
+                rng_pick.push((Position::start(&v), 0));
+            }
+        }
+        eprintln!("probing {} positions", rng_pick.len());
+        let bar = ProgressBar::new(rng_pick.len() as u64);
+        let r = probe::probe(
+            &v,
+            &kinds,
+            ev.as_ref(),
+            &rng_pick,
+            64,
+            a.bootstrap,
+            a.seed,
+            format!("{desc}; value drop when a piece of the side to move is removed (promoted kinds: promoted piece vs no piece), relative to a pawn's; {source}; bootstrap over positions"),
+            &mut |n| bar.set_position(n as u64),
+        )
+        .map_err(anyhow::Error::msg)?;
+        bar.finish_and_clear();
+        methods.push(r);
+    }
+    // primary order
+    let mut ordered: Vec<MethodResult> = Vec::new();
+    for name in &a.primary {
+        if let Some(m) = methods.iter().find(|m| &m.method == name) {
+            ordered.push(m.clone());
+        }
+    }
+    for m in &methods {
+        if !ordered.iter().any(|o| o.method == m.method) {
+            ordered.push(m.clone());
+        }
+    }
+    let primary: Vec<PrimaryRow> = report::primary_rows(&kinds, &ordered);
+    let promotes_to: Vec<Option<usize>> = (0..kinds.len())
+        .map(|k| {
+            v.types
+                .iter()
+                .find(|t| kinds.of_type[t.id as usize] == k && !t.promoted)
+                .and_then(|t| t.promotes_to)
+                .map(|p| kinds.of_type[p as usize])
+        })
+        .collect();
+    let name = v.name.clone();
+    let files = vec![
+        format!("`{name}.csv` (primary)"),
+        format!("`{name}-all.csv` (every method)"),
+        format!("`{name}.png`"),
+        format!("`{name}-intervals.png`"),
+        format!("`games/{name}.jsonl` (imbalance game log)"),
+    ];
+    let command = format!(
+        "shogilab {}",
+        std::env::args()
+            .skip(1)
+            .map(|s| if s.contains(' ') { format!("'{s}'") } else { s })
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let md = report::markdown(&ReportInput {
+        variant: &name,
+        command: &command,
+        kinds: &kinds,
+        methods: &ordered,
+        primary: &primary,
+        reference: reference.as_ref(),
+        speed: speed_lines(&games, &sessions_path),
+        promotes_to,
+        files,
+    });
+    // charts first (each atomic), then the text files
+    let (xs, xlabel): (Vec<f64>, String) = match &reference {
+        Some(r) => (r.values.clone(), format!("reference value ({})", r.source)),
+        None => {
+            let mob = PieceValues::mobility(Arc::clone(&v));
+            let mut x = vec![f64::NAN; kinds.len()];
+            for (t, &m) in mob.per_type.iter().enumerate() {
+                x[kinds.of_type[t]] = m as f64;
+            }
+            (x, "mobility-derived value (no published table)".to_string())
+        }
+    };
+    let cap = xs.iter().copied().filter(|x| x.is_finite()).fold(1.0, f64::max) * 3.0;
+    let pts: Vec<Estimate> = primary
+        .iter()
+        .zip(&xs)
+        .filter(|(p, x)| p.estimate.value.is_finite() && x.is_finite())
+        .map(|(p, x)| Estimate {
+            label: p.estimate.piece.clone(),
+            x: *x,
+            y: p.estimate.value,
+            lo: p.estimate.lo.clamp(-cap, cap),
+            hi: p.estimate.hi.clamp(-cap, cap),
+        })
+        .collect();
+    let title = format!("{name}: measured piece values (pawn = 1, 95% intervals)");
+    if !pts.is_empty() {
+        shogilab_plot::estimates_chart(
+            &a.out.join(format!("{name}.png")),
+            Labels { title: &title, x: &xlabel, y: "measured value (primary method)" },
+            &pts,
+            true,
+        )?;
+    }
+    let series: Vec<Series> = ordered
+        .iter()
+        .filter(|m| !m.curve.is_empty())
+        .map(|m| Series {
+            name: format!(
+                "{} ({})",
+                m.method,
+                if m.method == "probe" { "positions" } else { "games" }
+            ),
+            points: m.curve.clone(),
+        })
+        .collect();
+    if !series.is_empty() {
+        shogilab_plot::line_chart(
+            &a.out.join(format!("{name}-intervals.png")),
+            Labels {
+                title: &format!("{name}: mean 95% half-width against games used"),
+                x: "games (probe: positions) used, refitting on the first n",
+                y: "mean 95% CI half-width (pawns)",
+            },
+            &series,
+        )?;
+    }
+    write_atomic(
+        &a.out.join(format!("{name}-all.csv")),
+        report::csv_all(&ordered, reference.as_ref()).as_bytes(),
+    )?;
+    write_atomic(
+        &a.out.join(format!("{name}.csv")),
+        report::csv_primary(&primary, reference.as_ref()).as_bytes(),
+    )?;
+    write_atomic(&a.out.join(format!("{name}.md")), md.as_bytes())?;
+    // summary
+    for m in &ordered {
+        let (mean, max, missing) = m.widths();
+        let corr = reference.as_ref().map(|r| report::correlation(&m.estimates, r));
+        eprintln!(
+            "{}: {} games/positions, mean half-width {mean:.2}, widest {max:.2}, {missing} without interval{}",
+            m.method,
+            m.games,
+            corr.map(|(s, p, n)| format!(", Spearman {s:.3}, Pearson {p:.3} over {n} kinds")).unwrap_or_default()
+        );
+    }
+    println!("wrote {}", a.out.join(format!("{name}.md")).display());
+    Ok(())
+}
