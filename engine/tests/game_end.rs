@@ -74,3 +74,67 @@ fn tai_forbids_repeating_a_position() {
     let err = g.parse_usi("13h13f").unwrap_err().to_string();
     assert!(err.contains("repeat"), "{err}");
 }
+
+/// lishogi's own game-end cases (tests/data/outcomes/*.txt, see tests/data/SOURCES.md): each
+/// line is a position with moves and the outcome shogiops' tests assert for it.
+fn run_outcomes(variant: &str, file: &str) -> usize {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/outcomes").join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let v = Variant::builtin(variant).unwrap();
+    let mut n = 0;
+    for (i, line) in
+        text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let at = format!("{file}:{}", i + 1);
+        let (pos, expect) = line.split_once('|').unwrap_or_else(|| panic!("{at}: no '|'"));
+        let pos = pos.trim();
+        let (sfen, moves) = match pos.split_once(" moves ") {
+            Some((s, m)) => (s, m),
+            None => (pos, ""),
+        };
+        let start = match sfen.strip_prefix("sfen ") {
+            Some(s) => Position::from_sfen(&v, s).unwrap_or_else(|e| panic!("{at}: {e}")),
+            None => Position::start(&v),
+        };
+        let mut g = Game::new(start);
+        for m in moves.split_whitespace() {
+            let mv = g.parse_usi(m).unwrap_or_else(|e| panic!("{at}: {m}: {e}"));
+            g.play(mv);
+        }
+        let status = g.status();
+        let mut words = expect.split_whitespace();
+        match words.next() {
+            Some("none") => assert!(!status.is_over(), "{at}: expected no outcome, got {status:?}"),
+            Some("not") => assert!(!matches!(status, Status::Draw(_)), "{at}: a draw: {status:?}"),
+            Some(r) => {
+                let result = r.strip_prefix("result=").unwrap_or_else(|| panic!("{at}: {r}"));
+                let winner = words.next().and_then(|w| w.strip_prefix("winner="));
+                let (term, win) = match status {
+                    Status::Win(c, t) => (t, Some(c)),
+                    Status::Draw(t) => (t, None),
+                    Status::Ongoing => panic!("{at}: expected {result}, game not over"),
+                };
+                match result {
+                    "draw" => assert_eq!(win, None, "{at}: expected a draw, got {status:?}"),
+                    "checkmate" => assert_eq!(term, Termination::Checkmate, "{at}"),
+                    "bareKing" => assert_eq!(term, Termination::BareKing, "{at}: {status:?}"),
+                    other => panic!("{at}: unknown result {other}"),
+                }
+                if let Some(w) = winner {
+                    let c = if w == "sente" { Color::Black } else { Color::White };
+                    assert_eq!(win, Some(c), "{at}: winner");
+                }
+            }
+            None => panic!("{at}: no outcome"),
+        }
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn lishogi_outcome_cases() {
+    assert_eq!(run_outcomes("shogi", "shogi.txt"), 4);
+    assert_eq!(run_outcomes("chu", "chu.txt"), 13);
+}
