@@ -1,0 +1,144 @@
+//! `shogilab values` through the binary: bad input (unknown variant, missing or corrupt
+//! dataset, missing checkpoint, missing reference) fails with a message naming the input and
+//! writes nothing; a tiny shogi run writes the report files with the documented CSV columns,
+//! and a second run with a larger `--games` extends the game log.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn shogilab(args: &[&str]) -> (bool, String) {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_shogilab")).args(args).output().expect("run shogilab");
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("shogilab-values-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(files_in(&p));
+            } else {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    out
+}
+
+fn refused(args: &[&str], out: &Path, must_name: &str) {
+    let (ok, text) = shogilab(args);
+    assert!(!ok, "{args:?} should fail:\n{text}");
+    assert!(text.contains(must_name), "{args:?}: message should name {must_name:?}:\n{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    assert!(files_in(out).is_empty(), "{args:?} left files: {:?}", files_in(out));
+}
+
+#[test]
+fn bad_input_is_refused_naming_it() {
+    let out = tmp("bad");
+    let o = out.to_str().unwrap();
+    refused(
+        &["values", "-v", "no-such-variant", "--out", o, "--games", "2"],
+        &out,
+        "no-such-variant",
+    );
+    let missing = out.with_extension("nothing-here");
+    let m = missing.to_str().unwrap();
+    refused(&["values", "-v", "chu", "--out", o, "--games", "2", "--datasets", m], &out, m);
+    // a corrupt positions file
+    let data = tmp("corrupt");
+    std::fs::create_dir_all(&data).unwrap();
+    let bad = data.join("positions-00000.parquet");
+    std::fs::write(&bad, b"this is not parquet").unwrap();
+    let b = bad.to_str().unwrap();
+    refused(&["values", "-v", "chu", "--out", o, "--games", "2", "--datasets", b], &out, b);
+    refused(
+        &["values", "-v", "chu", "--out", o, "--games", "2", "--datasets", data.to_str().unwrap()],
+        &out,
+        b,
+    );
+    let ckpt = data.join("missing.ot");
+    let c = ckpt.to_str().unwrap();
+    refused(&["values", "-v", "chu", "--out", o, "--games", "2", "--probe", c], &out, c);
+    let reference = data.join("nope.toml");
+    let r = reference.to_str().unwrap();
+    refused(&["values", "-v", "chu", "--out", o, "--games", "2", "--reference", r], &out, r);
+    // a reference that misses piece kinds is refused too
+    let partial = data.join("partial.toml");
+    std::fs::write(&partial, "source = \"x\"\nvariant = \"chu\"\n[values]\npawn = 1\n").unwrap();
+    let p = partial.to_str().unwrap();
+    refused(&["values", "-v", "chu", "--out", o, "--games", "2", "--reference", p], &out, "lion");
+    refused(&["values", "-v", "shogi", "--out", o, "--games", "0"], &out, "nothing to measure");
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+#[test]
+fn tiny_run_writes_the_report_and_extends_the_log() {
+    let out = tmp("run");
+    let o = out.to_str().unwrap();
+    let base = [
+        "values",
+        "-v",
+        "shogi",
+        "--out",
+        o,
+        "--max-plies",
+        "60",
+        "--bootstrap",
+        "20",
+        "--probe",
+        "material",
+        "--probe-positions",
+        "4",
+        "--threads",
+        "2",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--games", "6"]);
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    let csv = std::fs::read_to_string(out.join("shogi.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("piece,value,ci_low,ci_high,method,gcsa"));
+    let rows: Vec<&str> = lines.collect();
+    // one row per kind of standard shogi (promoted types take the names they move as)
+    let kinds =
+        ["king", "rook", "bishop", "gold general", "silver general", "knight", "lance", "pawn"];
+    for k in kinds {
+        assert!(rows.iter().any(|r| r.starts_with(&format!("{k},"))), "{k} missing:\n{csv}");
+    }
+    for r in &rows {
+        assert_eq!(r.split(',').count(), 6, "{r}");
+    }
+    let all = std::fs::read_to_string(out.join("shogi-all.csv")).unwrap();
+    assert!(all.lines().any(|l| l.ends_with(",imbalance,") || l.contains(",imbalance,")), "{all}");
+    assert!(all.lines().any(|l| l.contains(",probe,")), "{all}");
+    let md = std::fs::read_to_string(out.join("shogi.md")).unwrap();
+    assert!(md.contains("# Piece values: shogi"), "{md}");
+    let log = out.join("games").join("shogi.jsonl");
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 6);
+    // extend: two more games, the first six are kept
+    let mut args = base.to_vec();
+    args.extend(["--games", "8"]);
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 8);
+    // other engine settings on the same log are refused, naming the log
+    let mut args = base.to_vec();
+    args.extend(["--games", "10", "--depth", "2"]);
+    let (ok, text) = shogilab(&args);
+    assert!(!ok && text.contains("shogi.jsonl"), "{text}");
+    // no temporary files left behind
+    assert!(files_in(&out).iter().all(|f| !f.ends_with(".tmp")), "{:?}", files_in(&out));
+    let _ = std::fs::remove_dir_all(&out);
+}
