@@ -1,6 +1,7 @@
 //! Subcommand definitions and dispatch.
 
 mod bench;
+mod bench_selfplay;
 mod check_variant;
 mod config;
 mod matchcmd;
@@ -40,6 +41,8 @@ pub enum Command {
     CheckVariant(check_variant::CheckArgs),
     /// Measure perft node rates and random-playout speed for the built-in variants.
     Bench(bench::BenchArgs),
+    /// Measure self-play speed, raw network throughput, inference efficiency, training speed.
+    BenchSelfplay(bench_selfplay::BenchSelfplayArgs),
     /// Play self-play games and write Parquet shards (resumable).
     Selfplay(selfplay_cmd::SelfplayArgs),
     /// Train a network on self-play shards and write a checkpoint.
@@ -95,6 +98,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Sfen(a) => sfen::run(a),
         Command::CheckVariant(a) => check_variant::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::BenchSelfplay(a) => bench_selfplay::run(a),
         Command::Selfplay(a) => selfplay_cmd::run(a),
         Command::Train(a) => train_cmd::run(a),
         Command::Pipeline(a) => pipeline::run(a),

@@ -6,7 +6,7 @@ use crate::model::Net;
 use shogilab_selfplay::encode::Encoder;
 use shogilab_selfplay::{EvalOutput, EvalRequest, Evaluator};
 use std::sync::Mutex;
-use tch::{nn, Device, Kind};
+use tch::{nn, Device, Kind, Tensor};
 
 /// A network used for inference.
 pub struct TchEvaluator {
@@ -37,6 +37,24 @@ impl TchEvaluator {
     }
 }
 
+/// One inference pass on packed inputs: the policy over each sample's legal moves and the
+/// win/draw/loss probabilities, both on the CPU. (Also what `bench-selfplay` times as the raw
+/// forward throughput.)
+pub fn forward(
+    net: &Net,
+    board: &Tensor,
+    scalars: &Tensor,
+    moves: &Tensor,
+    mask: &Tensor,
+) -> (Tensor, Tensor) {
+    tch::no_grad(|| {
+        let t = net.trunk(board, scalars, false);
+        let p = net.policy_logits(&t, moves, mask).softmax(1, Kind::Float);
+        let w = t.wdl.softmax(1, Kind::Float);
+        (p.to_device(Device::Cpu), w.to_device(Device::Cpu))
+    })
+}
+
 impl Evaluator for TchEvaluator {
     fn id(&self) -> String {
         self.model_id.clone()
@@ -51,12 +69,7 @@ impl Evaluator for TchEvaluator {
         let Inner { net, batch: b, .. } = &mut *inner;
         b.fill(&self.encoder, batch.iter().map(|r| (r.pos, r.moves, r.plies)), false);
         let (board, scalars, moves, mask) = b.tensors(self.device);
-        let (policy, wdl) = tch::no_grad(|| {
-            let t = net.trunk(&board, &scalars, false);
-            let p = net.policy_logits(&t, &moves, &mask).softmax(1, Kind::Float);
-            let w = t.wdl.softmax(1, Kind::Float);
-            (p.to_device(Device::Cpu), w.to_device(Device::Cpu))
-        });
+        let (policy, wdl) = forward(net, &board, &scalars, &moves, &mask);
         let m = b.max_moves;
         let p: Vec<f32> = Vec::<f32>::try_from(policy.flatten(0, -1)).unwrap_or_default();
         let w: Vec<f32> = Vec::<f32>::try_from(wdl.flatten(0, -1)).unwrap_or_default();
