@@ -34,7 +34,7 @@ fn malformed_sfen_is_rejected_with_a_reason() {
         .contains("nifu"));
     assert!(sfen_err("shogi", "4k4/9/9/9/9/9/9/4r4/4K4 w - 1").contains("not to move is in check"));
     assert!(sfen_err("chu", "12/12/12 b - 1").contains("ranks"));
-    assert!(sfen_err("chu", &"lfcsgekgscfl/a1b1txot1b1a/mvrhdqndhrvm/pppppppppppp/3i4i3/12/12/3I4I3/PPPPPPPPPPPP/MVRHDNQDHRVM/A1B1TOXT1B1A/LFCSGKEGSCFL b 13z 1".to_string()).contains("third field"));
+    assert!(sfen_err("chu", "lfcsgekgscfl/a1b1txot1b1a/mvrhdqndhrvm/pppppppppppp/3i4i3/12/12/3I4I3/PPPPPPPPPPPP/MVRHDNQDHRVM/A1B1TOXT1B1A/LFCSGKEGSCFL b 13z 1").contains("third field"));
     assert!(sfen_err("chu", "+k11/12/12/12/12/12/12/12/12/12/12/11K b - 1")
         .contains("cannot be promoted"));
 }

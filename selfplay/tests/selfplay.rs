@@ -45,21 +45,11 @@ fn material_search_takes_a_hanging_piece() {
     s.reset(&pos);
     let mut rng: rand::rngs::SmallRng = rand::SeedableRng::seed_from_u64(1);
     let mut out = Vec::new();
-    loop {
-        match s.advance(&mut rng) {
-            mcts::Step::NeedEval => {
-                let req = EvalRequest {
-                    pos: s.position(),
-                    moves: &s.leaf_moves,
-                    repetitions: 0,
-                    plies: 0,
-                };
-                ev.evaluate(&[req], &mut out);
-                let o = out[0].clone();
-                s.deliver(&o);
-            }
-            mcts::Step::Done => break,
-        }
+    while let mcts::Step::NeedEval = s.advance(&mut rng) {
+        let req = EvalRequest { pos: s.position(), moves: &s.leaf_moves, repetitions: 0, plies: 0 };
+        ev.evaluate(&[req], &mut out);
+        let o = out[0].clone();
+        s.deliver(&o);
     }
     let r = s.result();
     assert_eq!(pos.move_to_usi(r.best), "2e8e");
@@ -78,7 +68,7 @@ fn parquet_shards_read_back_with_the_documented_columns() {
     let dir = std::env::temp_dir().join(format!("shogilab-ds-{}", std::process::id()));
     let (pp, gp) = dataset::write_shard(&dir, 0, &games, "shogi", 0, "uniform", 4).unwrap();
     assert!(gp.exists());
-    let samples = dataset::read_samples(&[pp.clone()], "shogi").unwrap();
+    let samples = dataset::read_samples(std::slice::from_ref(&pp), "shogi").unwrap();
     let n: usize = games.iter().map(|g| g.positions.len()).sum();
     assert_eq!(samples.len(), n);
     for s in &samples {
@@ -86,7 +76,7 @@ fn parquet_shards_read_back_with_the_documented_columns() {
         assert!((-1..=1).contains(&s.result));
     }
     // wrong variant and a corrupt file are refused with the file named
-    let e = dataset::read_samples(&[pp.clone()], "chu").unwrap_err().to_string();
+    let e = dataset::read_samples(std::slice::from_ref(&pp), "chu").unwrap_err().to_string();
     assert!(e.contains("positions-00000") && e.contains("shogi"), "{e}");
     let bad = dir.join("bad.parquet");
     std::fs::write(&bad, b"not parquet at all").unwrap();

@@ -82,7 +82,7 @@ impl Block {
         let mut h = x.apply(&self.c1).apply_t(&self.b1, train).relu();
         if let Some(pool) = &self.pool {
             let g = global_pool(&h).apply(pool);
-            h = h + g.unsqueeze(-1).unsqueeze(-1);
+            h += g.unsqueeze(-1).unsqueeze(-1);
         }
         let h = h.apply(&self.c2).apply_t(&self.b2, train);
         (h + x).relu()

@@ -58,7 +58,7 @@ fn checkpoint_round_trip_and_refusal() {
     assert_eq!(a, b, "reloaded checkpoint gives different outputs");
     // another variant's encoder refuses it
     let shogi = Encoder::new(Variant::builtin("shogi").unwrap());
-    let err = checkpoint::load(&path, &shogi, Device::Cpu).err().expect("must refuse").to_string();
+    let err = checkpoint::load(&path, &shogi, Device::Cpu).expect_err("must refuse").to_string();
     assert!(err.contains("chu") && err.contains("gen-0001"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
