@@ -70,8 +70,10 @@ pub struct ValuesArgs {
     /// Bootstrap resamples per method.
     #[arg(long, default_value_t = 400)]
     pub bootstrap: usize,
-    /// Order of preference for the primary column (comma-separated methods).
-    #[arg(long, value_delimiter = ',', default_value = "imbalance,texel,probe")]
+    /// Primary column: `auto` (the method with the narrowest mean interval among those that
+    /// measure at least 80% of the kinds, then the others by width), or an order of preference
+    /// (comma-separated: imbalance, imbalance-positions, texel, probe).
+    #[arg(long, value_delimiter = ',', default_value = "auto")]
     pub primary: Vec<String>,
 }
 
@@ -175,8 +177,8 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         bail!("--bootstrap {}: use at least 20 resamples", a.bootstrap);
     }
     for m in &a.primary {
-        if !["imbalance", "texel", "probe"].contains(&m.as_str()) {
-            bail!("--primary {m:?}: expected imbalance, texel or probe");
+        if !["auto", "imbalance", "imbalance-positions", "texel", "probe"].contains(&m.as_str()) {
+            bail!("--primary {m:?}: expected auto, or methods among imbalance, imbalance-positions, texel, probe");
         }
     }
     if let Some(m) = a.max_minutes {
@@ -278,6 +280,15 @@ pub fn run(a: ValuesArgs) -> Result<()> {
             imbalance::fit(&kinds, &games, a.bootstrap, a.seed, desc)
                 .map_err(anyhow::Error::msg)?,
         );
+        let desc = format!(
+            "the same games, Texel-style: Black's result regressed on the material difference of every quiet position of the games (the move played from it changes no material: captures and promotions during the game add variation in every kind), constant + side-to-move terms, ridge 1e-3, bootstrap over setups; engine `{}`",
+            cfg.agent_id()
+        );
+        if let Some(m) = imbalance::fit_positions(&v, &kinds, &games, a.bootstrap, a.seed, desc)
+            .map_err(anyhow::Error::msg)?
+        {
+            methods.push(m);
+        }
     }
     if let Some((data, files)) = &texel_data {
         eprintln!("fitting {} dataset games", data.games);
@@ -336,14 +347,26 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     }
     // primary order
     let mut ordered: Vec<MethodResult> = Vec::new();
-    for name in &a.primary {
-        if let Some(m) = methods.iter().find(|m| &m.method == name) {
-            ordered.push(m.clone());
+    if a.primary.iter().any(|p| p == "auto") {
+        let n = kinds.len() as f64;
+        let mut by_width: Vec<&MethodResult> = methods.iter().collect();
+        let key = |m: &MethodResult| {
+            let (mean, _, missing) = m.widths();
+            let covers = (kinds.len() - missing) as f64 >= 0.8 * n;
+            (!covers, if mean.is_finite() { mean } else { f64::INFINITY })
+        };
+        by_width.sort_by(|x, y| key(x).partial_cmp(&key(y)).unwrap_or(std::cmp::Ordering::Equal));
+        ordered.extend(by_width.into_iter().cloned());
+    } else {
+        for name in &a.primary {
+            if let Some(m) = methods.iter().find(|m| &m.method == name) {
+                ordered.push(m.clone());
+            }
         }
-    }
-    for m in &methods {
-        if !ordered.iter().any(|o| o.method == m.method) {
-            ordered.push(m.clone());
+        for m in &methods {
+            if !ordered.iter().any(|o| o.method == m.method) {
+                ordered.push(m.clone());
+            }
         }
     }
     let primary: Vec<PrimaryRow> = report::primary_rows(&kinds, &ordered);

@@ -307,6 +307,10 @@ pub struct GameLine {
     pub plies: u32,
     pub termination: String,
     pub ms: u64,
+    /// The moves (USI, space-separated), for the regression on the games' positions. Older
+    /// logs may lack them.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub moves: String,
 }
 
 fn mix(a: u64, b: u64) -> u64 {
@@ -439,11 +443,16 @@ pub fn play_one(
     }
     let mut seen: HashSet<u64> = HashSet::new();
     seen.insert(game.position().hash());
+    let mut moves = String::new();
     while !game.status().is_over() {
         let Some(m) = searcher.choose(&game, &seen, cfg.noise_cp, cfg.repeat_penalty_cp, &mut rng)
         else {
             break;
         };
+        if !moves.is_empty() {
+            moves.push(' ');
+        }
+        moves.push_str(&game.position().move_to_usi(m));
         game.play(m);
         seen.insert(game.position().hash());
     }
@@ -459,6 +468,7 @@ pub fn play_one(
         plies: game.plies() as u32,
         termination: status.termination().map_or("none", |t| t.as_str()).to_string(),
         ms: t0.elapsed().as_millis() as u64,
+        moves,
     }
 }
 
@@ -656,6 +666,119 @@ pub fn fit(
         curve,
         notes,
     })
+}
+
+/// Texel-style rows from the positions of the logged games (those that record their moves):
+/// Black's result regressed on the material difference of every quiet position (the move
+/// played from it changes no material), with a constant and a side-to-move term; identical
+/// rows of a game are merged; clusters are setups, as for [`design`].
+pub fn position_design(
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    games: &[GameLine],
+) -> Result<(Design, usize), String> {
+    let mut sorted: Vec<&GameLine> = games.iter().filter(|g| !g.moves.is_empty()).collect();
+    sorted.sort_by_key(|g| (g.setup, g.swap));
+    let p = 2 + kinds.len();
+    let mut d = Design::new(p);
+    let mut cluster_of: HashMap<usize, usize> = HashMap::new();
+    let mut quiet = 0;
+    for g in &sorted {
+        let next = cluster_of.len();
+        let cluster = *cluster_of.entry(g.setup).or_insert(next);
+        let mut pos = Position::from_sfen(v, &g.sfen)
+            .map_err(|e| format!("game {}/{}: start position: {e}", g.setup, g.swap))?;
+        let mut rows: Vec<Vec<f64>> = Vec::new();
+        let row = |pos: &Position| -> Vec<f64> {
+            let mut x = Vec::with_capacity(p);
+            x.push(1.0);
+            x.push(if pos.side_to_move() == Color::Black { 1.0 } else { -1.0 });
+            x.extend(kinds.diff(pos, Color::Black));
+            x
+        };
+        rows.push(row(&pos));
+        for (i, mv) in g.moves.split_whitespace().enumerate() {
+            let m = pos
+                .parse_usi(mv)
+                .map_err(|e| format!("game {}/{}: move {} {mv:?}: {e}", g.setup, g.swap, i + 1))?;
+            pos.play(m);
+            rows.push(row(&pos));
+        }
+        let mut index: HashMap<Vec<i64>, usize> = HashMap::new();
+        let y = g.result.clamp(0.0, 1.0);
+        for i in 0..rows.len() {
+            if i + 1 < rows.len() && rows[i][2..] != rows[i + 1][2..] {
+                continue;
+            }
+            quiet += 1;
+            let key: Vec<i64> = rows[i].iter().map(|x| *x as i64).collect();
+            match index.get(&key) {
+                Some(&r) => d.w[r] += 1.0,
+                None => {
+                    index.insert(key, d.rows());
+                    d.push(&rows[i], y, 1.0, cluster);
+                }
+            }
+        }
+    }
+    d.clusters = cluster_of.len();
+    Ok((d, quiet))
+}
+
+/// Fit the positions of the logged games ([`position_design`]); `None` when no game records
+/// its moves.
+pub fn fit_positions(
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    games: &[GameLine],
+    resamples: usize,
+    seed: u64,
+    description: String,
+) -> Result<Option<MethodResult>, String> {
+    let pawn = kinds.pawn.ok_or("the variant has no pawn: no unit for the values")?;
+    let (d, quiet) = position_design(v, kinds, games)?;
+    if d.rows() == 0 {
+        return Ok(None);
+    }
+    let with_moves = games.iter().filter(|g| !g.moves.is_empty()).count();
+    let ridge = 1e-3;
+    let r = ratio_bootstrap(&d, 2 + pawn, ridge, resamples, seed);
+    let estimates = estimates_from(kinds, &r, 2);
+    let curve =
+        width_curve(&d, 2 + pawn, 2, kinds.len(), ridge, (resamples / 2).max(50), seed, &|s| {
+            // clusters are setups of (up to) two games
+            (s.clusters as f64) * with_moves as f64 / d.clusters.max(1) as f64
+        });
+    let mut notes = vec![format!(
+        "{} games ({} setups) with recorded moves, {} quiet positions ({} weighted rows); constant {:.3}, side to move {:.3}, pawn coefficient {:.4} (logit)",
+        with_moves,
+        d.clusters,
+        quiet,
+        d.rows(),
+        r.fit.beta[0],
+        r.fit.beta[1],
+        r.fit.beta[2 + pawn]
+    )];
+    if r.bad_unit > 0 {
+        notes.push(format!(
+            "{} of {} bootstrap refits had a non-positive pawn coefficient (unbounded intervals)",
+            r.bad_unit, r.resamples
+        ));
+    }
+    let never: Vec<&str> =
+        estimates.iter().filter(|e| e.value.is_nan()).map(|e| e.piece.as_str()).collect();
+    if !never.is_empty() {
+        notes.push(format!("never differing (not measured): {}", never.join(", ")));
+    }
+    Ok(Some(MethodResult {
+        method: "imbalance-positions".into(),
+        description,
+        estimates,
+        games: with_moves,
+        samples: quiet,
+        curve,
+        notes,
+    }))
 }
 
 #[cfg(test)]

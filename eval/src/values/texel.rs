@@ -4,7 +4,8 @@
 //!
 //! A position counts as quiet when the move played from it changes no material (no capture, no
 //! promotion): positions in the middle of an exchange would credit the material to the wrong
-//! side. Runs of identical rows within a game are merged into one weighted row.
+//! side. Identical rows within a game (same material difference, side to move and result) are merged
+//! into one weighted row.
 
 use super::stats::{ratio_bootstrap, Design};
 use super::{estimates_from, width_curve, Kinds, MethodResult};
@@ -102,22 +103,23 @@ pub fn load(files: &[PathBuf], v: &Arc<Variant>, kinds: &Kinds) -> Result<TexelD
                 }
             }
             positions += rows.len();
+            // identical rows of one game (same features and result) become one weighted row
+            let mut index: std::collections::HashMap<Vec<i64>, usize> =
+                std::collections::HashMap::new();
             for i in 0..rows.len() {
                 let stable = i + 1 == rows.len() || rows[i].0[2..] == rows[i + 1].0[2..];
                 if !stable {
                     continue;
                 }
                 quiet += 1;
-                // merge with the previous row when identical (same game, features, result)
-                let n = d.rows();
-                if n > 0
-                    && d.cluster[n - 1] == cluster
-                    && d.y[n - 1] == rows[i].1
-                    && d.x[(n - 1) * p..n * p] == rows[i].0[..]
-                {
-                    d.w[n - 1] += 1.0;
-                } else {
-                    d.push(&rows[i].0, rows[i].1, 1.0, cluster);
+                let key: Vec<i64> =
+                    rows[i].0.iter().map(|x| *x as i64).chain([(rows[i].1 * 2.0) as i64]).collect();
+                match index.get(&key) {
+                    Some(&r) => d.w[r] += 1.0,
+                    None => {
+                        index.insert(key, d.rows());
+                        d.push(&rows[i].0, rows[i].1, 1.0, cluster);
+                    }
                 }
             }
             start = end;
