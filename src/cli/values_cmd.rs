@@ -70,10 +70,16 @@ pub struct ValuesArgs {
     /// Bootstrap resamples per method.
     #[arg(long, default_value_t = 400)]
     pub bootstrap: usize,
-    /// Primary column: `auto` (the method with the narrowest mean interval among those that
-    /// measure at least 80% of the kinds, then the others by width), or an order of preference
-    /// (comma-separated: imbalance, imbalance-positions, texel, probe).
-    #[arg(long, value_delimiter = ',', default_value = "auto")]
+    /// Primary column: an order of preference (default: the randomised imbalance experiment
+    /// first, then the observational regressions, probing last), or `auto` (among the
+    /// methods fitted on game results, the one with the
+    /// narrowest mean interval that measures at least 80% of the kinds, then the others by
+    /// width, probing last). Methods: imbalance, imbalance-positions, texel, probe.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "imbalance,imbalance-positions,texel,probe"
+    )]
     pub primary: Vec<String>,
 }
 
@@ -157,9 +163,9 @@ fn speed_lines(log: &[imbalance::GameLine], sessions: &Path) -> Vec<String> {
         }
         if secs > 0.0 {
             out.push(format!(
-                "imbalance: {played:.0} games in {:.1} min of wall clock with {:?} threads on this project's 2-core machine (shared with other work, nice 10): {:.0} games per hour",
+                "imbalance: {played:.0} games in {:.1} min of wall clock with {} threads on this project's 2-core machine (shared with other work, nice 10): {:.0} games per hour",
                 secs / 60.0,
-                threads,
+                threads.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("/"),
                 played / secs * 3600.0
             ));
         }
@@ -349,7 +355,10 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     let mut ordered: Vec<MethodResult> = Vec::new();
     if a.primary.iter().any(|p| p == "auto") {
         let n = kinds.len() as f64;
-        let mut by_width: Vec<&MethodResult> = methods.iter().collect();
+        // probe intervals only cover the sampling of positions, not the evaluator's own error,
+        // so only the methods fitted on game results compete on width
+        let mut by_width: Vec<&MethodResult> =
+            methods.iter().filter(|m| m.method != "probe").collect();
         let key = |m: &MethodResult| {
             let (mean, _, missing) = m.widths();
             let covers = (kinds.len() - missing) as f64 >= 0.8 * n;
@@ -357,6 +366,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         };
         by_width.sort_by(|x, y| key(x).partial_cmp(&key(y)).unwrap_or(std::cmp::Ordering::Equal));
         ordered.extend(by_width.into_iter().cloned());
+        ordered.extend(methods.iter().filter(|m| m.method == "probe").cloned());
     } else {
         for name in &a.primary {
             if let Some(m) = methods.iter().find(|m| &m.method == name) {
@@ -404,6 +414,9 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         reference: reference.as_ref(),
         speed: speed_lines(&games, &sessions_path),
         promotes_to,
+        promoted_only: (0..kinds.len())
+            .map(|k| !v.types.iter().any(|t| kinds.of_type[t.id as usize] == k && !t.promoted))
+            .collect(),
         files,
     });
     // charts first (each atomic), then the text files
@@ -449,7 +462,8 @@ pub fn run(a: ValuesArgs) -> Result<()> {
                 m.method,
                 if m.method == "probe" { "positions" } else { "games" }
             ),
-            points: m.curve.clone(),
+            // the first refits, before the pawn coefficient settles, would flatten the chart
+            points: m.curve.iter().copied().filter(|p| p.1.is_finite() && p.1 <= 20.0).collect(),
         })
         .collect();
     if !series.is_empty() {

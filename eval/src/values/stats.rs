@@ -282,18 +282,34 @@ pub fn ratio_bootstrap(
         fit.beta[j] = fit_k.beta[k];
     }
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x626f_6f74);
+    // resamples drawn in order (reproducible), fitted on every core
+    let mults: Vec<Vec<f64>> =
+        (0..resamples).map(|_| bootstrap_multiplicities(d.clusters.max(1), &mut rng)).collect();
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 16);
+    let chunk = resamples.div_ceil(threads).max(1);
+    let fits: Vec<Fit> = std::thread::scope(|scope| {
+        let handles: Vec<_> = mults
+            .chunks(chunk)
+            .map(|ms| {
+                let sub = &sub;
+                scope.spawn(move || {
+                    ms.iter().map(|m| logistic_fit(sub, Some(m), ridge)).collect::<Vec<Fit>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); d.p];
     let mut bad_unit = 0;
-    for _ in 0..resamples {
-        let m = bootstrap_multiplicities(d.clusters.max(1), &mut rng);
-        let f = logistic_fit(&sub, Some(&m), ridge);
+    for f in &fits {
         if f.beta[unit_k] <= 0.0 {
             bad_unit += 1;
         }
-        for (j, v) in expand(&f).into_iter().enumerate() {
+        for (j, v) in expand(f).into_iter().enumerate() {
             samples[j].push(v);
         }
     }
+    let resamples = fits.len();
     let (mut lo, mut hi) = (vec![f64::NAN; d.p], vec![f64::NAN; d.p]);
     for j in 0..d.p {
         if active[j] && resamples > 0 {
