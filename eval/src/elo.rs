@@ -262,8 +262,12 @@ pub fn fit(players: usize, results: &[PairResult], anchor: usize) -> Result<EloF
     Ok(EloFit { ratings, stderr, ci95, games, points, anchor, regularized, iterations })
 }
 
-/// Score, its 95% interval (normal approximation on the per-game scores) and the Elo difference
-/// with its interval, from W/D/L counts.
+/// Score, its 95% interval and the Elo difference with its interval, from W/D/L counts.
+///
+/// The interval is the normal approximation on the per-game scores (win 1, draw 1/2, loss 0),
+/// computed Agresti-Coull style with one pseudo-win and one pseudo-loss added: for large samples
+/// it is the plain interval, and it does not collapse to a point when every game had the same
+/// result (all losses give [0, ~3/n], not [0, 0]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScoreSummary {
     pub games: u64,
@@ -286,13 +290,13 @@ pub fn score_summary(wins: u64, draws: u64, losses: u64) -> ScoreSummary {
     }
     let nf = n as f64;
     let s = (wins as f64 + 0.5 * draws as f64) / nf;
-    let var = (wins as f64 * (1.0 - s).powi(2)
-        + draws as f64 * (0.5 - s).powi(2)
-        + losses as f64 * s.powi(2))
-        / nf;
+    let (w, d, l) = (wins as f64 + 1.0, draws as f64, losses as f64 + 1.0);
+    let na = nf + 2.0;
+    let sa = (w + 0.5 * d) / na;
+    let var = (w * (1.0 - sa).powi(2) + d * (0.5 - sa).powi(2) + l * sa.powi(2)) / na;
     let se = (var / nf).sqrt();
-    let lo = (s - Z95 * se).clamp(0.0, 1.0);
-    let hi = (s + Z95 * se).clamp(0.0, 1.0);
+    let lo = (sa - Z95 * se).clamp(0.0, 1.0);
+    let hi = (sa + Z95 * se).clamp(0.0, 1.0);
     ScoreSummary {
         games: n,
         score: s,
@@ -370,11 +374,27 @@ mod tests {
 
     #[test]
     fn match_summary_matches_hand_numbers() {
-        // 6 W, 2 D, 2 L: s = 0.7, var = (6*0.09 + 2*0.04 + 2*0.49)/10 = 0.16, se = 0.4/sqrt(10)
+        // 6 W, 2 D, 2 L: s = 0.7. With a pseudo-win and a pseudo-loss: 7 W 2 D 3 L over 12,
+        // s' = 8/12, var = (7/9 + 2/36 + 12/9) / 12 = 13/72, se = sqrt(var / 10).
         let s = score_summary(6, 2, 2);
         assert!((s.score - 0.7).abs() < 1e-12);
-        let se = 0.4 / 10f64.sqrt();
-        assert!((s.score_ci.0 - (0.7 - Z95 * se)).abs() < 1e-12);
+        let sa: f64 = 8.0 / 12.0;
+        let var =
+            (7.0 * (1.0 - sa) * (1.0 - sa) + 2.0 * (0.5 - sa) * (0.5 - sa) + 3.0 * sa * sa) / 12.0;
+        assert!((var - 13.0 / 72.0).abs() < 1e-12);
+        let se = (var / 10.0).sqrt();
+        assert!((s.score_ci.0 - (sa - Z95 * se)).abs() < 1e-12);
         assert!((s.elo - 147.19).abs() < 0.01);
+    }
+
+    #[test]
+    fn one_sided_results_keep_an_interval() {
+        let all_lost = score_summary(0, 0, 60);
+        assert_eq!(all_lost.score, 0.0);
+        assert!(all_lost.score_ci.0 == 0.0 && all_lost.score_ci.1 > 0.01);
+        let all_drawn = score_summary(0, 60, 0);
+        assert!(all_drawn.score_ci.0 < 0.5 && all_drawn.score_ci.1 > 0.5);
+        let big = score_summary(600, 200, 200);
+        assert!((big.score_ci.1 - big.score_ci.0) < 0.06, "large samples stay tight");
     }
 }

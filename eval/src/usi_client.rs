@@ -58,7 +58,11 @@ pub struct UsiAgent {
 
 impl UsiAgent {
     pub fn new(cfg: UsiConfig, variant: Arc<Variant>) -> UsiAgent {
-        let name = format!("usi:{}", cfg.path);
+        // Settings are part of the name: two levels of one engine are two agents.
+        let mut name = format!("usi:{}", cfg.path);
+        for (k, v) in &cfg.options {
+            name.push_str(&format!("|{k}={v}"));
+        }
         UsiAgent { cfg, variant, proc: None, name, engine_name: None }
     }
 

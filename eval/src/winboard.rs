@@ -38,7 +38,9 @@ pub fn move_to_wb(pos: &Position, m: Move) -> String {
         return format!("{}@{}", t.token.to_ascii_uppercase(), square_to_wb(v, m.to));
     }
     let stops: Vec<u16> = std::iter::once(m.from).chain(m.mids()).chain([m.to]).collect();
-    if stops.len() == 2 && m.from == m.to {
+    // A pass: back to the start square without capturing on the way (over an empty square).
+    // WinBoard engines (HaChu) expect the null move here, not the two legs.
+    if m.from == m.to && m.mids().all(|s| pos.cell(s) == 0) {
         return "@@@@".into();
     }
     let legs: Vec<String> = stops

@@ -77,7 +77,14 @@ fn feature_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 
 impl XBoardAgent {
     pub fn new(cfg: XBoardConfig, variant: Arc<Variant>) -> XBoardAgent {
-        let name = format!("xboard:{}", cfg.path);
+        // Settings are part of the name: two levels of one engine are two agents.
+        let mut name = format!("xboard:{}", cfg.path);
+        if let Some(d) = cfg.depth {
+            name.push_str(&format!("|sd={d}"));
+        }
+        if cfg.memory_mb != XBoardConfig::new("").memory_mb {
+            name.push_str(&format!("|memory={}", cfg.memory_mb));
+        }
         XBoardAgent {
             cfg,
             variant,
@@ -146,9 +153,11 @@ impl XBoardAgent {
         let depth = self.cfg.depth;
         let p = self.p()?;
         p.drain();
+        // Protocol 2 order: `new` resets the variant, so `variant` follows it; HaChu accepts
+        // moves only once `memory` has given it a hash table.
+        p.send("new")?;
         p.send(&format!("variant {variant}"))?;
         p.send(&format!("memory {mem}"))?;
-        p.send("new")?;
         p.send("force")?;
         p.send("easy")?;
         p.send("post")?;
