@@ -141,6 +141,11 @@ impl Game {
     pub fn moves(&self) -> impl Iterator<Item = Move> + '_ {
         self.history.iter().map(|p| p.undo.mv)
     }
+    /// Hashes of the positions before the current one, oldest first (for searches that must
+    /// recognise repetitions).
+    pub fn position_hashes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.history.iter().map(|p| p.hash_before)
+    }
 
     /// Legal moves of the current position under the game rules (cached; empty once over
     /// by royal capture).

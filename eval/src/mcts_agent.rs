@@ -69,6 +69,7 @@ impl Agent for MctsAgent {
             self.search.get_or_insert_with(|| Search::new(cfg.clone(), game.position().clone()));
         search.cfg = cfg;
         search.reset(game.position());
+        search.set_history(game.position_hashes());
         let plies = game.plies() as u32;
         while search.advance(&mut self.rng) == Step::NeedEval {
             let req = EvalRequest {

@@ -11,6 +11,7 @@
 use crate::evaluator::EvalOutput;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+use shogilab_engine::variant::RepetitionRule;
 use shogilab_engine::{Move, MoveList, Position};
 
 /// Search settings.
@@ -148,6 +149,10 @@ pub struct Search {
     sims_done: u32,
     root_value: f32,
     pending: bool,
+    /// Hashes of the game's positions before the root (`set_history`).
+    history: Vec<u64>,
+    /// Hashes of the root and the positions on the current path.
+    path_hashes: Vec<u64>,
 }
 
 /// The number of visits the chosen root action must already have at each simulation
@@ -202,7 +207,29 @@ impl Search {
             sims_done: 0,
             root_value: 0.0,
             pending: false,
+            history: Vec::new(),
+            path_hashes: Vec::with_capacity(64),
         }
+    }
+
+    /// The game's earlier positions (hashes), so that the search sees repetitions: a position
+    /// reached again in the tree is a draw, or, where the variant forbids repeating a position,
+    /// a loss for the side that repeated it. Call after `reset`; `reset` clears it.
+    pub fn set_history(&mut self, hashes: impl IntoIterator<Item = u64>) {
+        self.history.clear();
+        self.history.extend(hashes);
+    }
+
+    /// Value (for the side to move) of the working position if it repeats an earlier one.
+    fn repetition_value(&self) -> Option<f32> {
+        let h = self.pos.hash();
+        if !self.path_hashes.contains(&h) && !self.history.contains(&h) {
+            return None;
+        }
+        Some(match self.pos.variant().rules.repetition {
+            RepetitionRule::Forbidden => 1.0,
+            _ => 0.0,
+        })
     }
 
     /// The working position (the pending leaf while an evaluation is outstanding).
@@ -224,6 +251,7 @@ impl Search {
         self.sims_done = 0;
         self.pending = false;
         self.leaf_moves.clear();
+        self.history.clear();
     }
 
     /// Root visits so far.
@@ -262,16 +290,27 @@ impl Search {
             // Select a path.
             self.path.clear();
             self.path.push(0);
+            self.path_hashes.clear();
+            self.path_hashes.push(self.pos.hash());
             let mut node = self.select_root();
             loop {
                 let m = self.nodes[node as usize].mv;
                 self.undo.push(self.pos.play(m));
                 self.path.push(node);
-                let n = &self.nodes[node as usize];
-                if let Some(v) = n.terminal {
+                if let Some(v) = self.nodes[node as usize].terminal {
                     self.backup(v);
                     break;
                 }
+                if let Some(v) = self.repetition_value() {
+                    // The path to a node is fixed and so is the history: mark it for good.
+                    let n = &mut self.nodes[node as usize];
+                    n.terminal = Some(v);
+                    n.expanded = true;
+                    self.backup(v);
+                    break;
+                }
+                self.path_hashes.push(self.pos.hash());
+                let n = &self.nodes[node as usize];
                 if !n.expanded {
                     self.leaf_moves.clear();
                     self.pos.legal_moves(&mut self.leaf_moves);

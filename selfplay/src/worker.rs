@@ -180,6 +180,7 @@ impl Slot {
             }
             if !self.searching {
                 self.search.reset(self.game.position());
+                self.search.set_history(self.game.position_hashes());
                 self.searching = true;
             }
             match self.search.advance(&mut self.rng) {

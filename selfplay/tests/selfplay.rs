@@ -84,3 +84,49 @@ fn parquet_shards_read_back_with_the_documented_columns() {
     assert!(e.contains("bad.parquet"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Run a deterministic search to the end with `ev`.
+fn search_best(pos: &Position, ev: &dyn Evaluator, history: &[u64]) -> SearchResult {
+    let mut s = Search::new(
+        SearchConfig { simulations: 64, gumbel_noise: false, ..Default::default() },
+        pos.clone(),
+    );
+    s.reset(pos);
+    s.set_history(history.iter().copied());
+    let mut rng: rand::rngs::SmallRng = rand::SeedableRng::seed_from_u64(1);
+    let mut out = Vec::new();
+    while let mcts::Step::NeedEval = s.advance(&mut rng) {
+        let req = EvalRequest { pos: s.position(), moves: &s.leaf_moves, repetitions: 0, plies: 0 };
+        ev.evaluate(&[req], &mut out);
+        let o = out[0].clone();
+        s.deliver(&o);
+    }
+    s.result()
+}
+
+#[test]
+fn search_values_a_repeated_position_by_the_variant_rule() {
+    // Black is a rook up: every quiet move keeps a winning value, except one that returns to a
+    // position the game has already seen, which the search must see as a draw and avoid.
+    let v = Variant::builtin("shogi").unwrap();
+    let pos = Position::from_sfen(&v, "4k4/9/9/9/7R1/9/9/9/4K4 b - 1").unwrap();
+    let ev = Material::new(PieceValues::mobility(v.clone()));
+    let first = search_best(&pos, &ev, &[]);
+    assert!(first.value > 0.1, "winning: {}", first.value);
+    let mut after = pos.clone();
+    after.play(first.best);
+    let second = search_best(&pos, &ev, &[after.hash()]);
+    assert_ne!(second.best, first.best, "the search repeated a position while winning");
+    assert!(second.value > 0.1);
+    // Where repeating is forbidden (tai), the repeating move loses for the side that makes it.
+    let tai = Variant::builtin("tai").unwrap();
+    let tpos = Position::start(&tai);
+    let ev = Uniform;
+    let first = search_best(&tpos, &ev, &[]);
+    let mut after = tpos.clone();
+    after.play(first.best);
+    let second = search_best(&tpos, &ev, &[after.hash()]);
+    let i = second.moves.iter().position(|m| *m == first.best).unwrap();
+    assert_ne!(second.best, first.best);
+    assert!(second.visits[i] <= 1, "a forbidden repetition keeps being searched");
+}
