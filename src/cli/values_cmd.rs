@@ -466,7 +466,12 @@ pub fn run(a: ValuesArgs) -> Result<()> {
             points: m.curve.iter().copied().filter(|p| p.1.is_finite() && p.1 <= 20.0).collect(),
         })
         .collect();
-    if !series.is_empty() {
+    let series: Vec<Series> = series.into_iter().filter(|s| !s.points.is_empty()).collect();
+    if series.is_empty() {
+        eprintln!("no finite interval widths yet: {name}-intervals.png not drawn");
+        // a chart from an earlier run would no longer match the report
+        let _ = std::fs::remove_file(a.out.join(format!("{name}-intervals.png")));
+    } else {
         shogilab_plot::line_chart(
             &a.out.join(format!("{name}-intervals.png")),
             Labels {

@@ -344,6 +344,9 @@ pub fn markdown(input: &ReportInput) -> String {
         }
     }
     s.push_str("\n## Interval width against games\n\n");
+    if input.methods.iter().all(|m| m.curve.iter().all(|p| !p.1.is_finite())) {
+        s.push_str("No finite intervals yet: the pawn coefficient is not yet distinguishable from zero in enough bootstrap resamples, so every ratio to it is unbounded (no intervals chart).\n\n");
+    }
     for m in input.methods {
         if m.curve.is_empty() {
             continue;

@@ -271,7 +271,13 @@ pub fn ratio_bootstrap(
     let expand = |f: &Fit| -> Vec<f64> {
         let mut v = vec![f64::NAN; d.p];
         for (k, &j) in keep.iter().enumerate() {
-            v[j] = if active[j] { ratio(f.beta[k], f.beta[unit_k]) } else { f64::NAN };
+            v[j] = if j == unit {
+                1.0
+            } else if active[j] {
+                ratio(f.beta[k], f.beta[unit_k])
+            } else {
+                f64::NAN
+            };
         }
         v
     };
