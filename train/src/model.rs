@@ -79,11 +79,15 @@ impl Block {
     }
 
     fn forward(&self, x: &Tensor, train: bool) -> Tensor {
-        let mut h = x.apply(&self.c1).apply_t(&self.b1, train).relu();
-        if let Some(pool) = &self.pool {
-            let g = global_pool(&h).apply(pool);
-            h += g.unsqueeze(-1).unsqueeze(-1);
-        }
+        let h = x.apply(&self.c1).apply_t(&self.b1, train).relu();
+        // Not `+=`: on a tensor that is an in-place add, which breaks the backward pass.
+        let h = match &self.pool {
+            Some(pool) => {
+                let g = global_pool(&h).apply(pool);
+                h + g.unsqueeze(-1).unsqueeze(-1)
+            }
+            None => h,
+        };
         let h = h.apply(&self.c2).apply_t(&self.b2, train);
         (h + x).relu()
     }

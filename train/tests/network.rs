@@ -63,32 +63,35 @@ fn checkpoint_round_trip_and_refusal() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Every preset trains (`small` has a global-pooling block, `tiny` none).
 #[test]
 fn training_lowers_the_loss() {
-    tch::manual_seed(2);
-    let v = Variant::builtin("shogi").unwrap();
-    let enc = Encoder::new(v.clone());
-    let cfg = NetConfig::preset("tiny").unwrap();
-    let vs = nn::VarStore::new(Device::Cpu);
-    let net = Net::new(&vs.root(), &enc, &cfg);
-    let examples: Vec<Example> = sample_positions(&v)
-        .into_iter()
-        .map(|(pos, moves)| {
-            let mut target = vec![0.0; moves.len()];
-            target[0] = 1.0;
-            Example { pos, moves: moves.to_vec(), target, value_class: 0, ply: 0 }
-        })
-        .collect();
-    let mut t = Trainer::new(
-        enc,
-        vs,
-        net,
-        TrainConfig { batch_size: 3, learning_rate: 0.01, ..Default::default() },
-    )
-    .unwrap();
-    let refs: Vec<&Example> = examples.iter().collect();
-    let before = t.step(&refs, &[false; 3], false).total_loss;
-    t.train(&examples, 60, 1, |_, _| {});
-    let after = t.step(&refs, &[false; 3], false).total_loss;
-    assert!(after < before * 0.7, "loss {before} -> {after}");
+    for preset in ["tiny", "small"] {
+        tch::manual_seed(2);
+        let v = Variant::builtin("shogi").unwrap();
+        let enc = Encoder::new(v.clone());
+        let cfg = NetConfig::preset(preset).unwrap();
+        let vs = nn::VarStore::new(Device::Cpu);
+        let net = Net::new(&vs.root(), &enc, &cfg);
+        let examples: Vec<Example> = sample_positions(&v)
+            .into_iter()
+            .map(|(pos, moves)| {
+                let mut target = vec![0.0; moves.len()];
+                target[0] = 1.0;
+                Example { pos, moves: moves.to_vec(), target, value_class: 0, ply: 0 }
+            })
+            .collect();
+        let mut t = Trainer::new(
+            enc,
+            vs,
+            net,
+            TrainConfig { batch_size: 3, learning_rate: 0.01, ..Default::default() },
+        )
+        .unwrap();
+        let refs: Vec<&Example> = examples.iter().collect();
+        let before = t.step(&refs, &[false; 3], false).total_loss;
+        t.train(&examples, 60, 1, |_, _| {});
+        let after = t.step(&refs, &[false; 3], false).total_loss;
+        assert!(after < before * 0.7, "{preset}: loss {before} -> {after}");
+    }
 }
