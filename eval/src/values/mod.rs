@@ -122,9 +122,10 @@ pub struct MethodResult {
 impl MethodResult {
     /// Mean and max finite half-width, and how many kinds have an unbounded or missing interval.
     pub fn widths(&self) -> (f64, f64, usize) {
-        let hw: Vec<f64> =
-            self.estimates.iter().map(|e| e.half_width()).filter(|w| w.is_finite()).collect();
-        let missing = self.estimates.len() - hw.len();
+        // the pawn is the unit: its interval is [1, 1] by definition
+        let others = || self.estimates.iter().filter(|e| e.piece != "pawn");
+        let hw: Vec<f64> = others().map(|e| e.half_width()).filter(|w| w.is_finite()).collect();
+        let missing = others().count() - hw.len();
         let mean = if hw.is_empty() { f64::NAN } else { hw.iter().sum::<f64>() / hw.len() as f64 };
         (mean, hw.iter().copied().fold(f64::NAN, f64::max), missing)
     }
@@ -150,8 +151,14 @@ pub(crate) fn estimates_from(
 }
 
 /// Mean finite half-width of a fit's intervals, over the kinds (NaN if none).
-pub(crate) fn mean_half_width(r: &stats::RatioEstimates, offset: usize, kinds: usize) -> f64 {
+pub(crate) fn mean_half_width(
+    r: &stats::RatioEstimates,
+    unit: usize,
+    offset: usize,
+    kinds: usize,
+) -> f64 {
     let hw: Vec<f64> = (offset..offset + kinds)
+        .filter(|&j| j != unit)
         .map(|j| (r.hi[j] - r.lo[j]) / 2.0)
         .filter(|w| w.is_finite())
         .collect();
@@ -183,7 +190,7 @@ pub(crate) fn width_curve(
         let n = (total * i / steps).max(4);
         let sub = d.first_clusters(n);
         let r = stats::ratio_bootstrap(&sub, unit, ridge, resamples, seed.wrapping_add(i as u64));
-        out.push((games_of(&sub), mean_half_width(&r, offset, kinds)));
+        out.push((games_of(&sub), mean_half_width(&r, unit, offset, kinds)));
     }
     out
 }

@@ -186,7 +186,9 @@ pub fn probe(
             }
             let hw: Vec<f64> = ss
                 .iter()
-                .map(|s| {
+                .enumerate()
+                .filter(|(k, _)| *k != pawn)
+                .map(|(_, s)| {
                     let (a, b) = percentile_interval(s);
                     (b - a) / 2.0
                 })

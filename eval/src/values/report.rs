@@ -355,6 +355,7 @@ pub fn markdown(input: &ReportInput) -> String {
         let widest = m
             .estimates
             .iter()
+            .filter(|e| e.piece != "pawn")
             .map(|e| e.half_width())
             .filter(|w| w.is_finite())
             .fold(f64::NAN, f64::max);
