@@ -445,7 +445,11 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         })
         .collect();
     let title = format!("{name}: measured piece values (pawn = 1, 95% intervals)");
-    if !pts.is_empty() {
+    // the pawn alone (1 by definition) is no chart
+    if pts.len() < 2 {
+        eprintln!("no measured value: {name}.png not drawn");
+        let _ = std::fs::remove_file(a.out.join(format!("{name}.png")));
+    } else {
         shogilab_plot::estimates_chart(
             &a.out.join(format!("{name}.png")),
             Labels { title: &title, x: &xlabel, y: "measured value (primary method)" },

@@ -652,6 +652,11 @@ pub fn fit(
             r.bad_unit, r.resamples
         ));
     }
+    if !(r.fit.beta[d.p - kinds.len() + pawn] > 0.0) {
+        notes.push(
+            "the pawn coefficient is not positive: no value in pawn units (empty cells)".into(),
+        );
+    }
     for (k, e) in estimates.iter_mut().enumerate() {
         if e.value.is_nan() && kinds.royal[k] {
             notes.push(format!("{}: never differs between the sides (royal)", e.piece));
@@ -764,6 +769,11 @@ pub fn fit_positions(
             "{} of {} bootstrap refits had a non-positive pawn coefficient (unbounded intervals)",
             r.bad_unit, r.resamples
         ));
+    }
+    if !(r.fit.beta[d.p - kinds.len() + pawn] > 0.0) {
+        notes.push(
+            "the pawn coefficient is not positive: no value in pawn units (empty cells)".into(),
+        );
     }
     let never: Vec<&str> =
         estimates.iter().filter(|e| e.value.is_nan()).map(|e| e.piece.as_str()).collect();

@@ -282,7 +282,15 @@ pub fn ratio_bootstrap(
         v
     };
     let fit_k = logistic_fit(&sub, None, ridge);
-    let value = expand(&fit_k);
+    let mut value = expand(&fit_k);
+    if !(fit_k.beta[unit_k] > 0.0) {
+        // no positive unit: the values are undefined, not infinite
+        for (j, x) in value.iter_mut().enumerate() {
+            if j != unit {
+                *x = f64::NAN;
+            }
+        }
+    }
     let mut fit = Fit { beta: vec![f64::NAN; d.p], ..fit_k.clone() };
     for (k, &j) in keep.iter().enumerate() {
         fit.beta[j] = fit_k.beta[k];
