@@ -4,7 +4,8 @@
 //! * self-play: games/hour, positions/s, network evaluations/s and the mean batch size, with
 //!   the batched MCTS workers and the network as `shogilab selfplay` runs them;
 //! * raw forward throughput: evaluations/s of the same network on ready-made input tensors of
-//!   the self-play mean batch size (no search, no encoding);
+//!   the self-play mean batch size, built from positions the self-play games reached (no
+//!   search, no encoding);
 //! * inference efficiency = self-play evaluations/s / raw forward evaluations/s (how much of
 //!   the network's speed the self-play loop keeps);
 //! * training samples/s on the positions just played (`Trainer`, as `shogilab train`).
@@ -13,9 +14,9 @@ use super::selfplay_cmd::make_evaluator;
 use super::VariantArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use shogilab_engine::{Game, Position};
+use shogilab_engine::Position;
 use shogilab_selfplay::encode::Encoder;
-use shogilab_selfplay::{dataset, play_games, SelfplayConfig};
+use shogilab_selfplay::{dataset, play_games, GameRecord, SelfplayConfig};
 use shogilab_train::batch::InputBatch;
 use shogilab_train::checkpoint::{self, CheckpointMeta};
 use shogilab_train::tch_eval::forward;
@@ -71,29 +72,26 @@ fn network(a: &BenchSelfplayArgs, enc: &Encoder, scratch: &std::path::Path) -> R
     Ok(path)
 }
 
-/// Positions from seeded random playouts, with their legal moves (inputs for the raw timing).
-fn sample_positions(
+/// `n` positions spread evenly over the positions the self-play games recorded, with their
+/// legal moves: the raw timing sees the same inputs as self-play.
+fn played_positions(
     v: &std::sync::Arc<shogilab_engine::Variant>,
+    games: &[GameRecord],
     n: usize,
-    seed: u64,
-) -> Vec<(Position, Vec<shogilab_engine::Move>, u32)> {
-    use rand::{rngs::SmallRng, Rng, SeedableRng};
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let mut g = Game::new(Position::start(v));
-        let stop = rng.gen_range(0..120u32);
-        while !g.status().is_over() && g.plies() < stop as usize {
-            let l = g.legal();
-            let m = l[rng.gen_range(0..l.len())];
-            g.play(m);
-        }
-        let moves = g.legal().to_vec();
-        if !moves.is_empty() {
-            out.push((g.position().clone(), moves, g.plies() as u32));
-        }
+) -> Result<Vec<(Position, Vec<shogilab_engine::Move>, u32)>> {
+    let all: Vec<_> = games.iter().flat_map(|g| g.positions.iter()).collect();
+    if all.is_empty() {
+        bail!("self-play recorded no positions");
     }
-    out
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let p = all[k * all.len() / n];
+        let pos = Position::from_sfen(v, &p.sfen)?;
+        let mut moves = shogilab_engine::MoveList::new();
+        pos.legal_moves(&mut moves);
+        out.push((pos, moves.to_vec(), p.ply));
+    }
+    Ok(out)
 }
 
 pub fn run(a: BenchSelfplayArgs) -> Result<()> {
@@ -147,7 +145,7 @@ fn measure(
     // 2. Raw forward passes of the same network at the self-play mean batch size.
     let (vs, net, _meta) = checkpoint::load(&net_path, enc, device)?;
     let bsz = (mean_batch.round() as usize).max(1);
-    let samples = sample_positions(v, bsz, a.seed);
+    let samples = played_positions(v, &games, bsz)?;
     let mut batch = InputBatch::default();
     batch.fill(enc, samples.iter().map(|(p, m, n)| (p, m.as_slice(), *n)), false);
     let (board, scalars, moves, mask) = batch.tensors(device);

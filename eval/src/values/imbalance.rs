@@ -835,37 +835,4 @@ mod tests {
         assert_eq!(g2.result, g.result);
         assert_eq!(g2.plies, g.plies);
     }
-
-    /// Play games into a log from the environment (for measuring the engine's speed and
-    /// decisiveness without the CLI): VALUES_VARIANT, VALUES_LOG, VALUES_GAMES, VALUES_MINUTES,
-    /// VALUES_THREADS, VALUES_DEPTH, VALUES_CAP.
-    #[test]
-    #[ignore]
-    fn run_from_env() {
-        let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
-        let v = Variant::builtin(&env("VALUES_VARIANT", "chu")).unwrap();
-        let mut cfg = ImbalanceConfig::default();
-        cfg.depth = env("VALUES_DEPTH", "1").parse().unwrap();
-        cfg.max_plies = env("VALUES_CAP", "400").parse().unwrap();
-        cfg.advance_cp = env("VALUES_ADV", "3").parse().unwrap();
-        let minutes: f64 = env("VALUES_MINUTES", "1").parse().unwrap();
-        let deadline = Instant::now() + std::time::Duration::from_secs_f64(minutes * 60.0);
-        let t0 = Instant::now();
-        let games = run_games(
-            &v,
-            &cfg,
-            Path::new(&env("VALUES_LOG", "/tmp/values-test.jsonl")),
-            env("VALUES_GAMES", "20").parse().unwrap(),
-            env("VALUES_THREADS", "2").parse().unwrap(),
-            Some(deadline),
-            &mut |g, n| {
-                eprintln!(
-                    "{n} setup {} swap {} result {} plies {} {} {} ms {:?}",
-                    g.setup, g.swap, g.result, g.plies, g.termination, g.ms, g.diff
-                )
-            },
-        )
-        .unwrap();
-        eprintln!("{} games in log, {:.1} s", games.len(), t0.elapsed().as_secs_f64());
-    }
 }
