@@ -5,7 +5,7 @@
 //! | `random` | uniformly random legal moves |
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
-//! | `mcts:EVAL[:SIMS]` | MCTS with `uniform`, `material` or a named evaluator, 64 simulations by default |
+//! | `mcts:EVAL[:SIMS]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
@@ -86,15 +86,17 @@ pub fn parse_agent_spec(
             if !(1..=100_000).contains(&sims) {
                 return Err(bad(spec, format!("simulations {sims} must be 1..100000")));
             }
-            let evaluator: Arc<dyn Evaluator> = match ev {
-                "uniform" => Arc::new(Uniform),
-                "material" => Arc::new(Material::new(PieceValues::mobility(Arc::clone(variant)))),
-                other => extra(other).ok_or_else(|| {
+            let evaluator: Arc<dyn Evaluator> = if ev == "uniform" {
+                Arc::new(Uniform)
+            } else if let Some(m) = Material::from_name(variant, ev) {
+                Arc::new(m.map_err(|e| bad(spec, e))?)
+            } else {
+                extra(ev).ok_or_else(|| {
                     bad(
                         spec,
-                        format!("unknown evaluator {other:?} (uniform, material, or a checkpoint)"),
+                        format!("unknown evaluator {ev:?} (uniform, material, material=TABLE.toml, or a checkpoint)"),
                     )
-                })?,
+                })?
             };
             Ok(Box::new(MctsAgent::new(evaluator, sims, seed).with_name(spec.to_string())))
         }
@@ -152,5 +154,20 @@ mod tests {
         }
         let e = parse_agent_spec("stockfish", &v, 1, &none).err().unwrap().to_string();
         assert!(e.contains("unknown agent"), "{e}");
+    }
+
+    #[test]
+    fn material_tables_by_path() {
+        let chu = Variant::builtin("chu").unwrap();
+        let none = |_: &str| None;
+        let table = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/values/chu-gcsa.toml");
+        let spec = format!("mcts:material={table}:8");
+        assert!(parse_agent_spec(&spec, &chu, 1, &none).is_ok(), "{spec}");
+        // a table for another variant lacks values for some of shogi's pieces
+        let shogi = Variant::builtin("shogi").unwrap();
+        let e = parse_agent_spec(&spec, &shogi, 1, &none).err().unwrap().to_string();
+        assert!(e.contains("chu-gcsa.toml") && e.contains("no value for"), "{e}");
+        let e = parse_agent_spec("mcts:material=no/such.toml", &chu, 1, &none).err().unwrap();
+        assert!(e.to_string().contains("no/such.toml"), "{e}");
     }
 }

@@ -76,6 +76,20 @@ pub struct Material {
 }
 
 impl Material {
+    /// The material evaluator an evaluator name asks for: `material` (values from mobility) or
+    /// `material=TABLE.toml` (a value table, e.g. `configs/values/chu-gcsa.toml`); `None` when
+    /// the name is not a material evaluator.
+    pub fn from_name(
+        variant: &std::sync::Arc<shogilab_engine::Variant>,
+        name: &str,
+    ) -> Option<Result<Material, String>> {
+        if name == "material" {
+            return Some(Ok(Material::new(PieceValues::mobility(variant.clone()))));
+        }
+        let path = name.strip_prefix("material=")?;
+        Some(PieceValues::from_file(variant.clone(), std::path::Path::new(path)).map(Material::new))
+    }
+
     pub fn new(values: PieceValues) -> Material {
         let scale = (values.total_start_material() / 8.0).max(2.0);
         Material { values, scale, capture_bias: 0.5 }

@@ -5,11 +5,9 @@ use super::{write_atomic, VariantArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use shogilab_selfplay::encode::Encoder;
-use shogilab_selfplay::{
-    dataset, play_games, Evaluator, Material, PieceValues, SelfplayConfig, Uniform,
-};
 use shogilab_engine::Variant;
+use shogilab_selfplay::encode::Encoder;
+use shogilab_selfplay::{dataset, play_games, Evaluator, Material, SelfplayConfig, Uniform};
 use shogilab_train::{checkpoint, TchEvaluator};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,7 +29,8 @@ pub struct SelfplayArgs {
     /// Run seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Evaluator: uniform, material (mobility values), or a checkpoint path (.ot).
+    /// Evaluator: uniform, material (mobility values), material=TABLE.toml (a value table such
+    /// as configs/values/chu-gcsa.toml), or a checkpoint path (.ot).
     #[arg(long, default_value = "uniform")]
     pub evaluator: String,
     /// Simulations per move.
@@ -50,9 +49,11 @@ pub struct SelfplayArgs {
 
 /// Build an evaluator from its name.
 pub fn make_evaluator(name: &str, v: &Arc<shogilab_engine::Variant>) -> Result<Box<dyn Evaluator>> {
+    if let Some(m) = Material::from_name(v, name) {
+        return Ok(Box::new(m.map_err(|e| anyhow::anyhow!("--evaluator {name:?}: {e}"))?));
+    }
     Ok(match name {
         "uniform" => Box::new(Uniform),
-        "material" => Box::new(Material::new(PieceValues::mobility(v.clone()))),
         path if path.ends_with(".ot") => {
             let enc = Encoder::new(v.clone());
             let (vs, net, meta) =
@@ -60,7 +61,8 @@ pub fn make_evaluator(name: &str, v: &Arc<shogilab_engine::Variant>) -> Result<B
             Box::new(TchEvaluator::new(vs, net, enc, meta.model_id))
         }
         o => bail!(
-            "--evaluator {o:?}: expected uniform, material or a checkpoint path ending in .ot"
+            "--evaluator {o:?}: expected uniform, material, material=TABLE.toml or a checkpoint \
+             path ending in .ot"
         ),
     })
 }
