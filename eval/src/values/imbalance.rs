@@ -9,7 +9,7 @@
 //! penalty for moves that repeat an earlier position (so that the games go somewhere). Games
 //! that reach the ply cap are draws: there is no adjudication.
 
-use super::stats::{ratio_bootstrap, Design};
+use super::stats::{positive, ratio_bootstrap, Design};
 use super::{estimates_from, width_curve, Kinds, MethodResult};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -186,7 +186,7 @@ impl Searcher {
         if captures_only {
             keyed.retain(|k| k.0 > 0);
         }
-        keyed.sort_by(|a, b| (b.0 + b.1).cmp(&(a.0 + a.1)));
+        keyed.sort_by_key(|k| std::cmp::Reverse(k.0 + k.1));
         list.clear();
         list.extend(keyed.into_iter().map(|k| k.2));
         self.lists[ply] = list;
@@ -283,7 +283,7 @@ impl Searcher {
             if noise > 0 {
                 s += rng.gen_range(-noise..=noise) as i64;
             }
-            if best.map_or(true, |(b, _)| s > b) {
+            if best.is_none_or(|(b, _)| s > b) {
                 best = Some((s, m));
             }
         }
@@ -652,7 +652,7 @@ pub fn fit(
             r.bad_unit, r.resamples
         ));
     }
-    if !(r.fit.beta[d.p - kinds.len() + pawn] > 0.0) {
+    if !positive(r.fit.beta[d.p - kinds.len() + pawn]) {
         notes.push(
             "the pawn coefficient is not positive: no value in pawn units (empty cells)".into(),
         );
@@ -770,7 +770,7 @@ pub fn fit_positions(
             r.bad_unit, r.resamples
         ));
     }
-    if !(r.fit.beta[d.p - kinds.len() + pawn] > 0.0) {
+    if !positive(r.fit.beta[d.p - kinds.len() + pawn]) {
         notes.push(
             "the pawn coefficient is not positive: no value in pawn units (empty cells)".into(),
         );

@@ -283,7 +283,7 @@ pub fn ratio_bootstrap(
     };
     let fit_k = logistic_fit(&sub, None, ridge);
     let mut value = expand(&fit_k);
-    if !(fit_k.beta[unit_k] > 0.0) {
+    if !positive(fit_k.beta[unit_k]) {
         // no positive unit: the values are undefined, not infinite
         for (j, x) in value.iter_mut().enumerate() {
             if j != unit {
@@ -390,6 +390,11 @@ pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
         .map(|(x, y)| (*x, *y))
         .unzip();
     pearson(&ranks(&fa), &ranks(&fb))
+}
+
+/// `x > 0`, false for NaN (a coefficient that can serve as a unit).
+pub fn positive(x: f64) -> bool {
+    matches!(x.partial_cmp(&0.0), Some(std::cmp::Ordering::Greater))
 }
 
 #[cfg(test)]
