@@ -133,7 +133,9 @@ impl Layer {
         let mut table = Table::new();
         for pair in pairs {
             let Some((key, raw)) = pair.split_once('=') else {
-                bail!("{origin} {pair:?}: expected KEY=VALUE (e.g. selfplay.search.simulations=64)");
+                bail!(
+                    "{origin} {pair:?}: expected KEY=VALUE (e.g. selfplay.search.simulations=64)"
+                );
             };
             let (key, raw) = (key.trim(), raw.trim());
             if key.is_empty() || key.split('.').any(str::is_empty) {
@@ -243,8 +245,8 @@ mod tests {
             origin: "f.toml".into(),
             table: toml::from_str("games = 7\n[selfplay.search]\nsimulations = 40\n").unwrap(),
         };
-        let cfg = resolve(&[file, set(&["games=9", "train.learning_rate=1", "preset=small"])])
-            .unwrap();
+        let cfg =
+            resolve(&[file, set(&["games=9", "train.learning_rate=1", "preset=small"])]).unwrap();
         assert_eq!(cfg.games, 9);
         assert_eq!(cfg.selfplay.search.simulations, 40);
         assert_eq!(cfg.train.learning_rate, 1.0);

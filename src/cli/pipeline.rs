@@ -148,9 +148,7 @@ pub fn run(a: PipelineArgs) -> Result<()> {
             train_cmd::run_job(
                 &v,
                 TrainJob {
-                    data: (first..=g)
-                        .map(|k| a.out.join(format!("selfplay/gen-{k:04}")))
-                        .collect(),
+                    data: (first..=g).map(|k| a.out.join(format!("selfplay/gen-{k:04}"))).collect(),
                     out: next.clone(),
                     init: (g > 0).then(|| model(g)),
                     preset: cfg.preset.clone(),

@@ -5,16 +5,16 @@ use super::{write_atomic, VariantArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use shogilab_engine::Variant;
+use shogilab_plot::{Labels, Series};
 use shogilab_selfplay::dataset;
 use shogilab_selfplay::encode::Encoder;
 use shogilab_train::checkpoint::{self, CheckpointMeta};
 use shogilab_train::trainer::{decode, TrainConfig, Trainer};
 use shogilab_train::{Net, NetConfig};
-use shogilab_engine::Variant;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
-use shogilab_plot::{Labels, Series};
 use tch::nn;
 
 #[derive(Args)]
