@@ -28,8 +28,8 @@ pub struct ValuesArgs {
     /// <variant>-intervals.png, and the game log games/<variant>.jsonl.
     #[arg(long, default_value = "reports/piece-values")]
     pub out: PathBuf,
-    /// Imbalance games the log should hold (missing ones are played; 0 = leave the method out
-    /// unless the log already has games).
+    /// Imbalance games of these setup rules the log should hold (missing ones are played; 0 =
+    /// play none). Every game of the same engine in the log is fitted, whatever its setup rules.
     #[arg(long, default_value_t = 200)]
     pub games: usize,
     /// Stop starting new games after this many minutes (the fit uses what the log holds).
@@ -52,6 +52,19 @@ pub struct ValuesArgs {
     /// Imbalance engine: root jitter, +- centipawns.
     #[arg(long, default_value_t = 30)]
     pub noise: i32,
+    /// Imbalance setups: pieces of each side promoted in place for certain, before the
+    /// 60% chance of one more (more variation in the kinds that exist only by promotion).
+    #[arg(long, default_value_t = 0)]
+    pub min_promotions: usize,
+    /// Imbalance setups: up to this many non-pawn pieces removed per side.
+    #[arg(long, default_value_t = 3)]
+    pub max_removals: usize,
+    /// Imbalance setups: up to this many pawns removed per side.
+    #[arg(long, default_value_t = 3)]
+    pub max_pawns: usize,
+    /// Imbalance setups: chance that a side with a promoted prince loses its king.
+    #[arg(long, default_value_t = 0.5)]
+    pub royal_drop: f64,
     /// Self-play data for the regression: positions-*.parquet files or folders searched
     /// recursively (repeatable).
     #[arg(long = "datasets", value_name = "PATH")]
@@ -208,29 +221,30 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     if a.games == 0 && existing.is_empty() && texel_data.is_none() && probe_ev.is_none() {
         bail!("nothing to measure: give --games N, --datasets PATH or --probe EVAL");
     }
+    if !(0.0..=1.0).contains(&a.royal_drop) {
+        bail!("--royal-drop {}: expected a chance between 0 and 1", a.royal_drop);
+    }
     let cfg = ImbalanceConfig {
         depth: a.depth,
         noise_cp: a.noise,
         max_plies: a.max_plies,
         advance_cp: a.advance,
+        min_promotions: a.min_promotions,
+        max_removals: a.max_removals,
+        max_pawns: a.max_pawns,
+        royal_drop: a.royal_drop,
         seed: a.seed,
         ..ImbalanceConfig::default()
     };
-    if let Some(g) = existing.iter().find(|g| g.agent != cfg.agent_id()) {
-        bail!(
-            "{}: holds games of engine/setup {:?}, these settings give {:?}; use the same settings or another --out",
-            log_path.display(),
-            g.agent,
-            cfg.agent_id()
-        );
-    }
+    imbalance::check_engine(&log_path, &existing, &cfg).map_err(anyhow::Error::msg)?;
     // imbalance games
     let mut games = existing;
-    if a.games > games.len() {
+    let have = imbalance::count_of(&games, &cfg.agent_id());
+    if a.games > have {
         let threads = a
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-        let todo = a.games - games.len();
+        let todo = a.games - have;
         let bar = ProgressBar::new(todo as u64);
         bar.set_style(
             ProgressStyle::with_template(
@@ -279,8 +293,8 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     if !games.is_empty() {
         eprintln!("fitting {} imbalance games ({} bootstrap resamples)", games.len(), a.bootstrap);
         let desc = format!(
-            "engine-vs-itself games from the start array with random pieces removed or promoted in place, each setup also mirrored with colours swapped; engine `{}`: alpha-beta depth {} + captures-only quiescence, material from mobility-derived values (`PieceValues::mobility`, not the GCSA table), +{} cp per rank advanced, ±{} cp root jitter, repeated positions penalised; draw at {} plies, no adjudication; logistic regression of Black's score (draw 0.5) on per-kind count differences with a first-move intercept, ridge 1e-3, bootstrap over setups",
-            cfg.agent_id(), cfg.depth, cfg.advance_cp, cfg.noise_cp, cfg.max_plies
+            "engine-vs-itself games from the start array with random pieces removed or promoted in place, each setup also mirrored with colours swapped (setup rules and games: {}); engine `{}`: alpha-beta depth {} + captures-only quiescence, material from mobility-derived values (`PieceValues::mobility`, not the GCSA table), +{} cp per rank advanced, ±{} cp root jitter, repeated positions penalised; draw at {} plies, no adjudication; logistic regression of Black's score (draw 0.5) on per-kind count differences with a first-move intercept, ridge 1e-3, bootstrap over setups",
+            imbalance::setup_summary(&games), cfg.engine_id(), cfg.depth, cfg.advance_cp, cfg.noise_cp, cfg.max_plies
         );
         methods.push(
             imbalance::fit(&kinds, &games, a.bootstrap, a.seed, desc)
@@ -288,7 +302,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         );
         let desc = format!(
             "the same games, Texel-style: Black's result regressed on the material difference of every quiet position of the games (the move played from it changes no material: captures and promotions during the game add variation in every kind), constant + side-to-move terms, ridge 1e-3, bootstrap over setups; engine `{}`",
-            cfg.agent_id()
+            cfg.engine_id()
         );
         if let Some(m) = imbalance::fit_positions(&v, &kinds, &games, a.bootstrap, a.seed, desc)
             .map_err(anyhow::Error::msg)?

@@ -51,6 +51,11 @@ pub struct ImbalanceConfig {
     pub max_pawns: usize,
     /// Chance that a side gets one piece promoted in place (half of it again for a second).
     pub promote_prob: f64,
+    /// Pieces of each side promoted in place before the chance above is drawn: more variation
+    /// in the kinds that exist only by promotion (their intervals are the widest otherwise).
+    pub min_promotions: usize,
+    /// Chance that a side with a second royal (a promoted prince) loses its king.
+    pub royal_drop: f64,
     pub seed: u64,
 }
 
@@ -66,28 +71,61 @@ impl Default for ImbalanceConfig {
             max_removals: 3,
             max_pawns: 3,
             promote_prob: 0.6,
+            min_promotions: 0,
+            royal_drop: 0.5,
             seed: 1,
         }
     }
 }
 
 impl ImbalanceConfig {
-    /// The engine as one string, recorded with every game (a log is only extended with games of
-    /// the same engine and setup rules).
+    /// The engine and the setup rules as one string, recorded with every game: the engine
+    /// ([`Self::engine_id`]) followed by the setup rules ([`Self::setup_id`]).
     pub fn agent_id(&self) -> String {
+        format!("{}-{}", self.engine_id(), self.setup_id())
+    }
+
+    /// The engine alone: a log only pools games of one engine (setup rules may differ, since
+    /// the regression does not depend on how the imbalances were drawn).
+    pub fn engine_id(&self) -> String {
         format!(
-            "ab{}q-mobility-adv{}-noise{}-rep{}-nodes{}-cap{}-rm{}p{}pr{}",
+            "ab{}q-mobility-adv{}-noise{}-rep{}-nodes{}-cap{}",
             self.depth,
             self.advance_cp,
             self.noise_cp,
             self.repeat_penalty_cp,
             self.node_budget,
             self.max_plies,
-            self.max_removals,
-            self.max_pawns,
-            self.promote_prob
         )
     }
+
+    /// The setup rules alone (the defaults of the first logs keep their short form).
+    pub fn setup_id(&self) -> String {
+        let mut s = format!("rm{}p{}pr{}", self.max_removals, self.max_pawns, self.promote_prob);
+        if self.min_promotions > 0 {
+            s += &format!("m{}", self.min_promotions);
+        }
+        if self.royal_drop != 0.5 {
+            s += &format!("k{}", self.royal_drop);
+        }
+        s
+    }
+
+    /// Seed salt of the setup rules: 0 for the first logs' rules, so their setups are
+    /// unchanged; other rules draw setups independent of them.
+    fn setup_salt(&self) -> u64 {
+        let id = self.setup_id();
+        if id == ImbalanceConfig::default().setup_id() {
+            return 0;
+        }
+        id.bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    }
+}
+
+/// The engine part of a logged game's `agent` string (see [`ImbalanceConfig::agent_id`]).
+pub fn engine_of(agent: &str) -> &str {
+    agent.rfind("-rm").map_or(agent, |i| &agent[..i])
 }
 
 /// The alpha-beta engine of the imbalance games.
@@ -327,7 +365,7 @@ pub fn make_setup(
     cfg: &ImbalanceConfig,
     index: usize,
 ) -> [Position; 2] {
-    let mut rng = SmallRng::seed_from_u64(mix(cfg.seed, index as u64 + 1));
+    let mut rng = SmallRng::seed_from_u64(mix(cfg.seed ^ cfg.setup_salt(), index as u64 + 1));
     let start = Position::start(v);
     // (square, colour, type, present)
     let mut pieces: Vec<(u16, Color, u16, bool)> = Vec::new();
@@ -373,21 +411,27 @@ pub fn make_setup(
                 pieces[i].3 = false;
             }
         }
-        let mut prob = cfg.promote_prob;
-        while rng.gen::<f64>() < prob {
+        let mut promote = |rng: &mut SmallRng| {
             let ok = |t: u16| types[t as usize].promotes_to.is_some();
-            if let Some(i) = pick_kind(&pieces, &mut rng, &ok) {
+            if let Some(i) = pick_kind(&pieces, rng, &ok) {
                 if let Some(p) = types[pieces[i].2 as usize].promotes_to {
                     pieces[i].2 = p;
                 }
             }
+        };
+        for _ in 0..cfg.min_promotions {
+            promote(&mut rng);
+        }
+        let mut prob = cfg.promote_prob;
+        while rng.gen::<f64>() < prob {
+            promote(&mut rng);
             prob /= 2.0;
         }
         // a side with a second royal (a promoted prince) may lose its king
         let royals: Vec<usize> = (0..pieces.len())
             .filter(|&i| pieces[i].1 == col && pieces[i].3 && types[pieces[i].2 as usize].royal)
             .collect();
-        if royals.len() >= 2 && rng.gen::<f64>() < 0.5 {
+        if royals.len() >= 2 && rng.gen::<f64>() < cfg.royal_drop {
             let unpromoted: Vec<usize> =
                 royals.iter().copied().filter(|&i| !types[pieces[i].2 as usize].promoted).collect();
             if let Some(&i) = unpromoted.first() {
@@ -435,7 +479,7 @@ pub fn play_one(
         .filter(|(_, x)| **x != 0.0)
         .map(|(n, x)| (n.clone(), *x as i32))
         .collect();
-    let seed = mix(cfg.seed ^ 0x6761_6d65, (setup as u64) * 2 + swap as u64);
+    let seed = mix(cfg.seed ^ 0x6761_6d65 ^ cfg.setup_salt(), (setup as u64) * 2 + swap as u64);
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut game = Game::new(pos);
     if cfg.max_plies > 0 {
@@ -500,9 +544,10 @@ pub fn read_log(path: &Path) -> Result<(Vec<GameLine>, bool), String> {
     Ok((out, torn))
 }
 
-/// Play games until the log holds `target` games (setups `0..target/2`, both colours), or until
-/// `deadline`. Games are appended to `log` as they finish (`on_game` sees each one). A torn last
-/// line is cut off first. Returns every game in the log.
+/// Play games until the log holds `target` games of these setup rules (setups `0..target/2`,
+/// both colours), or until `deadline`. Games are appended to `log` as they finish (`on_game`
+/// sees each one). A log may pool several setup rules of one engine; a torn last line is cut
+/// off first. Returns every game in the log.
 pub fn run_games(
     v: &Arc<Variant>,
     cfg: &ImbalanceConfig,
@@ -514,15 +559,8 @@ pub fn run_games(
 ) -> Result<Vec<GameLine>, String> {
     let kinds = Kinds::new(v);
     let (mut games, torn) = read_log(log)?;
+    check_engine(log, &games, cfg)?;
     let agent = cfg.agent_id();
-    if let Some(g) = games.iter().find(|g| g.agent != agent) {
-        return Err(format!(
-            "{}: holds games of engine/setup {:?}, these settings are {:?}; use the same settings or another --out",
-            log.display(),
-            g.agent,
-            agent
-        ));
-    }
     if torn {
         let mut text = String::new();
         for g in &games {
@@ -533,7 +571,8 @@ pub fn run_games(
         std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, log).map_err(|e| format!("{}: {e}", log.display()))?;
     }
-    let done: HashSet<(usize, u8)> = games.iter().map(|g| (g.setup, g.swap)).collect();
+    let done: HashSet<(usize, u8)> =
+        games.iter().filter(|g| g.agent == agent).map(|g| (g.setup, g.swap)).collect();
     let setups = target.div_ceil(2);
     let jobs: Vec<(usize, u8)> = (0..setups)
         .flat_map(|s| [(s, 0u8), (s, 1u8)])
@@ -592,14 +631,65 @@ pub fn run_games(
     Ok(games)
 }
 
+/// Refuse a log that holds games of another engine than `cfg`'s.
+pub fn check_engine(log: &Path, games: &[GameLine], cfg: &ImbalanceConfig) -> Result<(), String> {
+    let engine = cfg.engine_id();
+    match games.iter().find(|g| engine_of(&g.agent) != engine) {
+        Some(g) => Err(format!(
+            "{}: holds games of engine {:?}, these settings give engine {:?}; use the same engine settings or another --out",
+            log.display(),
+            engine_of(&g.agent),
+            engine
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Games of `agent` (engine + setup rules) in a log.
+pub fn count_of(games: &[GameLine], agent: &str) -> usize {
+    games.iter().filter(|g| g.agent == agent).count()
+}
+
+/// The setup rules of a log with their game counts, in order of first appearance, e.g.
+/// "`rm3p3pr0.6` 19573 games, `rm3p3pr0.6m2k1` 8000 games" (rmRpPprX: up to R pieces and P
+/// pawns removed per side, a chance X of a promotion in place, halved for each further one;
+/// mM: M promotions for certain first; kK: chance K that a side with a prince loses its king).
+pub fn setup_summary(games: &[GameLine]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for g in games {
+        let rules = g.agent.rfind("-rm").map_or("", |i| &g.agent[i + 1..]);
+        match counts.iter_mut().find(|(r, _)| *r == rules) {
+            Some(c) => c.1 += 1,
+            None => counts.push((rules, 1)),
+        }
+    }
+    counts.iter().map(|(r, n)| format!("`{r}` {n} games")).collect::<Vec<_>>().join(", ")
+}
+
+/// Games in a stable order: setup rules in the order they first appear in the log, then setup
+/// and colour; the cluster key of a game is (setup rules, setup).
+fn ordered(games: &[GameLine]) -> Vec<(usize, &GameLine)> {
+    let mut rules: Vec<&str> = Vec::new();
+    let mut out: Vec<(usize, &GameLine)> = games
+        .iter()
+        .map(|g| {
+            let r = rules.iter().position(|a| *a == g.agent).unwrap_or_else(|| {
+                rules.push(&g.agent);
+                rules.len() - 1
+            });
+            (r, g)
+        })
+        .collect();
+    out.sort_by_key(|(r, g)| (*r, g.setup, g.swap));
+    out
+}
+
 /// The regression rows of a set of games: intercept (Black moves first) + per-kind differences;
 /// clusters are setups (both colours of a setup resampled together), numbered by setup order.
 pub fn design(kinds: &Kinds, games: &[GameLine]) -> Result<Design, String> {
-    let mut sorted: Vec<&GameLine> = games.iter().collect();
-    sorted.sort_by_key(|g| (g.setup, g.swap));
     let mut d = Design::new(1 + kinds.len());
-    let mut cluster_of: HashMap<usize, usize> = HashMap::new();
-    for g in sorted {
+    let mut cluster_of: HashMap<(usize, usize), usize> = HashMap::new();
+    for (r, g) in ordered(games) {
         let mut x = vec![0.0; 1 + kinds.len()];
         x[0] = 1.0;
         for (name, n) in &g.diff {
@@ -609,7 +699,7 @@ pub fn design(kinds: &Kinds, games: &[GameLine]) -> Result<Design, String> {
             x[1 + k] = *n as f64;
         }
         let next = cluster_of.len();
-        let c = *cluster_of.entry(g.setup).or_insert(next);
+        let c = *cluster_of.entry((r, g.setup)).or_insert(next);
         d.push(&x, g.result.clamp(0.0, 1.0), 1.0, c);
     }
     Ok(d)
@@ -682,15 +772,13 @@ pub fn position_design(
     kinds: &Kinds,
     games: &[GameLine],
 ) -> Result<(Design, usize), String> {
-    let mut sorted: Vec<&GameLine> = games.iter().filter(|g| !g.moves.is_empty()).collect();
-    sorted.sort_by_key(|g| (g.setup, g.swap));
     let p = 2 + kinds.len();
     let mut d = Design::new(p);
-    let mut cluster_of: HashMap<usize, usize> = HashMap::new();
+    let mut cluster_of: HashMap<(usize, usize), usize> = HashMap::new();
     let mut quiet = 0;
-    for g in &sorted {
+    for (r, g) in ordered(games).into_iter().filter(|(_, g)| !g.moves.is_empty()) {
         let next = cluster_of.len();
-        let cluster = *cluster_of.entry(g.setup).or_insert(next);
+        let cluster = *cluster_of.entry((r, g.setup)).or_insert(next);
         let mut pos = Position::from_sfen(v, &g.sfen)
             .map_err(|e| format!("game {}/{}: start position: {e}", g.setup, g.swap))?;
         let mut rows: Vec<Vec<f64>> = Vec::new();
@@ -834,5 +922,72 @@ mod tests {
         let g2 = play_one(&v, &kinds, &cfg, &mut s, 3, 1);
         assert_eq!(g2.result, g.result);
         assert_eq!(g2.plies, g.plies);
+    }
+
+    #[test]
+    fn the_committed_log_setups_are_unchanged() {
+        // the first logs' setup rules must keep drawing the same setups, or a run that extends
+        // them would pool games whose recorded setup index means another position
+        let log =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/piece-values/games/chu.jsonl");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let first: GameLine = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let cfg = ImbalanceConfig { max_plies: 500, ..Default::default() };
+        assert_eq!(first.agent, cfg.agent_id());
+        let v = Variant::builtin("chu").unwrap();
+        let kinds = Kinds::new(&v);
+        let pos = &make_setup(&v, &kinds, &cfg, first.setup)[first.swap as usize];
+        assert_eq!(pos.to_sfen(), first.sfen);
+    }
+
+    #[test]
+    fn more_promotions_promote_distinct_pieces_on_both_sides() {
+        let v = Variant::builtin("chu").unwrap();
+        let kinds = Kinds::new(&v);
+        let cfg = ImbalanceConfig { min_promotions: 4, max_pawns: 8, ..Default::default() };
+        assert_eq!(engine_of(&cfg.agent_id()), ImbalanceConfig::default().engine_id());
+        assert!(cfg.agent_id().ends_with("-rm3p8pr0.6m4"), "{}", cfg.agent_id());
+        let mut pawns_gone = 0;
+        for i in 0..30 {
+            let [a, _] = make_setup(&v, &kinds, &cfg, i);
+            for c in [Color::Black, Color::White] {
+                let promoted = a
+                    .pieces(c)
+                    .iter()
+                    .filter(|&&s| v.types[(a.cell(s) & TYPE_MASK) as usize].promoted)
+                    .count();
+                assert!(promoted >= 4, "setup {i}: {promoted} promoted pieces");
+            }
+            let d = kinds.diff(&a, Color::Black);
+            pawns_gone = pawns_gone.max(d[kinds.pawn.unwrap()].abs() as i32);
+        }
+        assert!(pawns_gone > 3, "pawn differences beyond the default's 3: {pawns_gone}");
+    }
+
+    #[test]
+    fn one_log_pools_setup_rules_of_one_engine_and_refuses_another_engine() {
+        let v = Variant::builtin("shogi").unwrap();
+        let kinds = Kinds::new(&v);
+        let dir = std::env::temp_dir().join(format!("shogilab-pool-{}", std::process::id()));
+        let log = dir.join("shogi.jsonl");
+        let a = ImbalanceConfig { max_plies: 40, node_budget: 2_000, ..Default::default() };
+        let b = ImbalanceConfig { min_promotions: 1, ..a.clone() };
+        run_games(&v, &a, &log, 4, 2, None, &mut |_, _| {}).unwrap();
+        let games = run_games(&v, &b, &log, 6, 2, None, &mut |_, _| {}).unwrap();
+        assert_eq!(count_of(&games, &a.agent_id()), 4);
+        assert_eq!(count_of(&games, &b.agent_id()), 6);
+        // asking again plays nothing
+        assert_eq!(run_games(&v, &b, &log, 6, 1, None, &mut |_, _| {}).unwrap().len(), 10);
+        // setup 0 of each rule set is its own cluster
+        assert_eq!(design(&kinds, &games).unwrap().clusters, 2 + 3);
+        let summary = setup_summary(&games);
+        assert!(
+            summary.contains("`rm3p3pr0.6` 4 games") && summary.contains("m1` 6 games"),
+            "{summary}"
+        );
+        let other = ImbalanceConfig { max_plies: 41, ..a.clone() };
+        let err = run_games(&v, &other, &log, 8, 1, None, &mut |_, _| {}).unwrap_err();
+        assert!(err.contains("holds games of engine") && err.contains("cap40"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 }
