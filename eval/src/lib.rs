@@ -32,7 +32,7 @@ pub use gauntlet::{run_gauntlet, EloRow, GauntletConfig, GauntletMode, GauntletR
 pub use mcts_agent::MctsAgent;
 pub use play::{play_game, GameResult};
 pub use r#match::{random_openings, run_match, GameRecord, MatchConfig, MatchResult};
-pub use spec::{parse_agent_spec, AGENT_SPEC_HELP};
+pub use spec::{parse_agent_spec, WithLimits, AGENT_SPEC_HELP};
 pub use sprt::{Sprt, SprtDecision, SprtStatus};
 pub use usi_client::{UsiAgent, UsiConfig};
 pub use xboard_client::{XBoardAgent, XBoardConfig};

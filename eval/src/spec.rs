@@ -9,21 +9,26 @@
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
+//! Any spec may end in `@LIMITS`, the agent's own per-move limits (`nodes=N`, `movetime=MS`,
+//! comma-separated), which replace the match's `--nodes`/`--movetime` for that agent, so agents
+//! at different time or node limits share one gauntlet: `xboard:/usr/games/hachu@movetime=500`,
+//! `mcts:net.ot@nodes=128`. The limits become part of the agent's name.
+//!
 //! Piece values are derived from mobility ([`PieceValues::mobility`]).
 
-use crate::agent::{Agent, AgentError, GreedyAgent, RandomAgent};
+use crate::agent::{Agent, AgentError, Choice, GreedyAgent, Limits, RandomAgent};
 use crate::alphabeta::AlphaBetaAgent;
 use crate::mcts_agent::MctsAgent;
 use crate::usi_client::{UsiAgent, UsiConfig};
 use crate::xboard_client::{XBoardAgent, XBoardConfig};
-use shogilab_engine::Variant;
+use shogilab_engine::{Game, Variant};
 use shogilab_selfplay::{Evaluator, Material, PieceValues, Uniform};
 use std::sync::Arc;
 
 /// Help text listing the accepted specs.
 pub const AGENT_SPEC_HELP: &str = "random | greedy | alphabeta[:DEPTH][:noq] | \
 mcts:EVAL[:SIMS] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
-xboard:PATH[|sd=N][|memory=MB]";
+xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)";
 
 fn bad(spec: &str, reason: impl Into<String>) -> AgentError {
     AgentError::Spec { spec: spec.to_string(), reason: reason.into() }
@@ -33,8 +38,65 @@ fn parse_num<T: std::str::FromStr>(spec: &str, what: &str, s: &str) -> Result<T,
     s.parse().map_err(|_| bad(spec, format!("{what} {s:?} is not a number")))
 }
 
+/// An agent that plays at its own limits, whatever the match gives.
+pub struct WithLimits {
+    inner: Box<dyn Agent>,
+    limits: Limits,
+    name: String,
+}
+
+impl WithLimits {
+    pub fn new(inner: Box<dyn Agent>, limits: Limits) -> WithLimits {
+        let mut parts = Vec::new();
+        if let Some(n) = limits.nodes {
+            parts.push(format!("nodes={n}"));
+        }
+        if let Some(ms) = limits.movetime_ms {
+            parts.push(format!("movetime={ms}"));
+        }
+        let name = format!("{}@{}", inner.name(), parts.join(","));
+        WithLimits { inner, limits, name }
+    }
+}
+
+impl Agent for WithLimits {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self, game: &Game) -> Result<(), AgentError> {
+        self.inner.new_game(game)
+    }
+
+    fn choose(&mut self, game: &Game, _match_limits: &Limits) -> Result<Choice, AgentError> {
+        self.inner.choose(game, &self.limits)
+    }
+}
+
+/// The `@LIMITS` tail of a spec: `nodes=N`, `movetime=MS`, comma-separated, at least one.
+fn parse_limits(spec: &str, tail: &str) -> Result<Limits, AgentError> {
+    let mut limits = Limits::default();
+    for part in tail.split(',').map(str::trim) {
+        match part.split_once('=') {
+            Some(("nodes", n)) => limits.nodes = Some(parse_num(spec, "nodes", n)?),
+            Some(("movetime", n)) => limits.movetime_ms = Some(parse_num(spec, "movetime", n)?),
+            _ => {
+                return Err(bad(
+                    spec,
+                    format!("limit {part:?}: expected nodes=N or movetime=MS after @"),
+                ))
+            }
+        }
+    }
+    if limits.nodes == Some(0) || limits.movetime_ms == Some(0) {
+        return Err(bad(spec, "limits must be positive"));
+    }
+    Ok(limits)
+}
+
 /// Build an agent from a spec. `extra(name)` supplies evaluators beyond `uniform` and
-/// `material` (checkpoints) for `mcts:NAME`.
+/// `material` (checkpoints) for `mcts:NAME`. A spec ending in `@LIMITS` gives an agent that
+/// plays at those limits ([`WithLimits`]).
 pub fn parse_agent_spec(
     spec: &str,
     variant: &Arc<Variant>,
@@ -42,6 +104,11 @@ pub fn parse_agent_spec(
     extra: &dyn Fn(&str) -> Option<Arc<dyn Evaluator>>,
 ) -> Result<Box<dyn Agent>, AgentError> {
     let spec = spec.trim();
+    if let Some((base, tail)) = spec.rsplit_once('@') {
+        let limits = parse_limits(spec, tail)?;
+        let inner = parse_agent_spec(base, variant, seed, extra)?;
+        return Ok(Box::new(WithLimits::new(inner, limits)));
+    }
     let (kind, rest) = match spec.split_once(':') {
         Some((k, r)) => (k, Some(r)),
         None => (spec, None),
@@ -154,6 +221,42 @@ mod tests {
         }
         let e = parse_agent_spec("stockfish", &v, 1, &none).err().unwrap().to_string();
         assert!(e.contains("unknown agent"), "{e}");
+        for s in ["greedy@", "greedy@nodes=x", "greedy@depth=3", "greedy@nodes=0", "rand@nodes=5"] {
+            let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
+            assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");
+        }
+    }
+
+    /// An agent that records the limits it was asked to play at.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<Limits>>>);
+
+    impl Agent for Recorder {
+        fn name(&self) -> String {
+            "recorder".into()
+        }
+        fn new_game(&mut self, _: &Game) -> Result<(), AgentError> {
+            Ok(())
+        }
+        fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError> {
+            self.0.lock().unwrap().push(*limits);
+            game.legal().first().map(|&m| Choice::Move(m)).ok_or(AgentError::NoLegalMove)
+        }
+    }
+
+    #[test]
+    fn own_limits_replace_the_match_limits() {
+        let v = Variant::builtin("shogi").unwrap();
+        let none = |_: &str| None;
+        let a = parse_agent_spec("alphabeta:3@nodes=500,movetime=20", &v, 1, &none).unwrap();
+        assert_eq!(a.name(), "alphabeta:3@nodes=500,movetime=20");
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let own = Limits { nodes: Some(7), movetime_ms: None };
+        let mut w = WithLimits::new(Box::new(Recorder(seen.clone())), own);
+        let game = Game::new(shogilab_engine::Position::start(&v));
+        let match_limits = Limits { nodes: None, movetime_ms: Some(1000) };
+        assert!(matches!(w.choose(&game, &match_limits), Ok(Choice::Move(_))));
+        assert_eq!(seen.lock().unwrap().as_slice(), &[own]);
+        assert_eq!(w.name(), "recorder@nodes=7");
     }
 
     #[test]

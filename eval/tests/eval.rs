@@ -263,6 +263,36 @@ fn misbehaving_usi_engines_forfeit_with_a_reason() {
 }
 
 #[test]
+fn an_engine_plays_at_its_own_limits_in_a_match_with_other_limits() {
+    // the fake engine logs every `go` it receives and resigns
+    let log = std::env::temp_dir().join(format!("shogilab-go-{}.txt", std::process::id()));
+    let body = format!(
+        r#"while read -r line; do
+  case "$line" in
+    usi) echo "id name fake"; echo "usiok";;
+    isready) echo "readyok";;
+    go*) echo "$line" >> {log}; echo "bestmove resign";;
+    quit) exit 0;;
+  esac
+done"#,
+        log = log.display()
+    );
+    let p = script("limits.sh", &body);
+    let v = Variant::builtin("shogi").unwrap();
+    let spec = format!("usi:{}@movetime=250", p.display());
+    let mut engine = parse_agent_spec(&spec, &v, 1, &none).unwrap();
+    assert!(engine.name().ends_with("@movetime=250"), "{}", engine.name());
+    let mut rnd = RandomAgent::new(1);
+    let match_limits = Limits { nodes: Some(5000), movetime_ms: None };
+    let r = play_game([&mut rnd, engine.as_mut()], Position::start(&v), &[], 10, &match_limits)
+        .unwrap();
+    assert!(r.forfeit.is_none());
+    let gos = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).ok();
+    assert_eq!(gos.trim(), "go btime 0 wtime 0 byoyomi 250", "{gos}");
+}
+
+#[test]
 fn hanging_xboard_engine_forfeits() {
     let p = script(
         "xb-hang.sh",

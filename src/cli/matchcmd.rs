@@ -1,7 +1,7 @@
 //! `shogilab match` (two agents, paired openings, score/Elo with 95% intervals, optional SPRT)
 //! and `shogilab gauntlet` (round robin or gauntlet, one maximum-likelihood Elo table). Agents
 //! are spec strings (`random`, `greedy`, `alphabeta:3`, `mcts:material:64`, `usi:PATH`,
-//! `xboard:/usr/games/hachu`). With `--out DIR`, games are written as `replay` lines
+//! `xboard:/usr/games/hachu`; any of them with its own limits: `...@movetime=500`). With `--out DIR`, games are written as `replay` lines
 //! (`games.txt`), per-game JSON lines (`games.jsonl`) and the result as JSON and Markdown, each
 //! file atomically.
 
@@ -21,7 +21,8 @@ pub struct MatchArgs {
     #[command(flatten)]
     pub variant: VariantArgs,
     /// First agent (results are from its side): random, greedy, alphabeta[:DEPTH][:noq],
-    /// mcts:EVAL[:SIMS], usi:PATH[|NAME=VALUE...], xboard:PATH[|sd=N][|memory=MB].
+    /// mcts:EVAL[:SIMS], usi:PATH[|NAME=VALUE...], xboard:PATH[|sd=N][|memory=MB]; any spec
+    /// may end in @nodes=N,movetime=MS, the agent's own limits (replacing --nodes/--movetime).
     #[arg(long = "a", value_name = "SPEC")]
     pub a: String,
     /// Second agent.
@@ -54,10 +55,10 @@ pub struct PlayArgs {
     /// Random plies of each opening.
     #[arg(long, default_value_t = 4)]
     pub opening_plies: usize,
-    /// Nodes / simulations per move.
+    /// Nodes / simulations per move (agents whose spec ends in @LIMITS keep their own).
     #[arg(long)]
     pub nodes: Option<u64>,
-    /// Milliseconds per move.
+    /// Milliseconds per move (agents whose spec ends in @LIMITS keep their own).
     #[arg(long)]
     pub movetime: Option<u64>,
 }
@@ -66,7 +67,8 @@ pub struct PlayArgs {
 pub struct GauntletArgs {
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// An agent (repeat; at least two). The first is the anchor (Elo 0).
+    /// An agent (repeat; at least two). The first is the anchor (Elo 0). A spec ending in
+    /// @nodes=N,movetime=MS plays at those limits, so agents at different limits share a table.
     #[arg(long = "agent", value_name = "SPEC", required = true)]
     pub agents: Vec<String>,
     /// Games per pair.
