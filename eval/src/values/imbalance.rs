@@ -705,6 +705,51 @@ pub fn design(kinds: &Kinds, games: &[GameLine]) -> Result<Design, String> {
     Ok(d)
 }
 
+/// When the games come from several setup rules: each rule set fitted alone (point estimates),
+/// so that a reader sees whether pooling them is sound (the model is the same for all rules;
+/// a pawn coefficient that differs between them shows where it is not quite).
+fn per_rules_note(kinds: &Kinds, games: &[GameLine], pawn: usize, ridge: f64) -> Option<String> {
+    let mut rules: Vec<&str> = Vec::new();
+    for g in games {
+        if !rules.contains(&g.agent.as_str()) {
+            rules.push(&g.agent);
+        }
+    }
+    if rules.len() < 2 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    let mut values: Vec<Vec<f64>> = Vec::new();
+    for r in &rules {
+        let own: Vec<GameLine> = games.iter().filter(|g| g.agent == *r).cloned().collect();
+        let d = design(kinds, &own).ok()?;
+        let fit = super::stats::logistic_fit(&d, None, ridge);
+        let unit = fit.beta[1 + pawn];
+        let name = r.rfind("-rm").map_or(*r, |i| &r[i + 1..]);
+        parts.push(format!("`{name}` ({} games) pawn coefficient {unit:.4}", own.len()));
+        values.push((0..kinds.len()).map(|k| super::stats::ratio(fit.beta[1 + k], unit)).collect());
+    }
+    let (a, b): (Vec<f64>, Vec<f64>) = values[0]
+        .iter()
+        .zip(&values[values.len() - 1])
+        .enumerate()
+        .filter(|(k, (x, y))| *k != pawn && x.is_finite() && y.is_finite())
+        .map(|(_, (x, y))| (*x, *y))
+        .unzip();
+    let mut ratios: Vec<f64> =
+        a.iter().zip(&b).filter(|(x, _)| **x > 0.5).map(|(x, y)| y / x).collect();
+    ratios.sort_by(|x, y| x.total_cmp(y));
+    let median = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
+    Some(format!(
+        "setup rules fitted alone: {}; the first and last rules' values correlate at Pearson {:.2} (Spearman {:.2}) over {} kinds, the last's are {:.2} times the first's (median ratio over kinds worth more than half a pawn)",
+        parts.join(", "),
+        super::stats::pearson(&a, &b),
+        super::stats::spearman(&a, &b),
+        a.len(),
+        median
+    ))
+}
+
 /// Fit the imbalance games.
 pub fn fit(
     kinds: &Kinds,
@@ -746,6 +791,9 @@ pub fn fit(
         notes.push(
             "the pawn coefficient is not positive: no value in pawn units (empty cells)".into(),
         );
+    }
+    if let Some(n) = per_rules_note(kinds, games, pawn, ridge) {
+        notes.push(n);
     }
     for (k, e) in estimates.iter_mut().enumerate() {
         if e.value.is_nan() && kinds.royal[k] {
