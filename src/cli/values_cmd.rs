@@ -512,12 +512,17 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     // summary
     for m in &ordered {
         let (mean, max, missing) = m.widths();
-        let corr = reference.as_ref().map(|r| report::correlation(&m.estimates, r));
+        let corr = reference.as_ref().map(|r| {
+            let (s, p, n) = report::correlation(&m.estimates, r);
+            let ci = report::spearman_interval(m, r)
+                .map_or(String::new(), |(a, b)| format!(" [{a:.3}, {b:.3}]"));
+            format!(", Spearman {s:.3}{ci}, Pearson {p:.3} over {n} kinds")
+        });
         eprintln!(
             "{}: {} games/positions, mean half-width {mean:.2}, widest {max:.2}, {missing} without interval{}",
             m.method,
             m.games,
-            corr.map(|(s, p, n)| format!(", Spearman {s:.3}, Pearson {p:.3} over {n} kinds")).unwrap_or_default()
+            corr.unwrap_or_default()
         );
     }
     println!("wrote {}", a.out.join(format!("{name}.md")).display());

@@ -10,7 +10,7 @@
 //! that reach the ply cap are draws: there is no adjudication.
 
 use super::stats::{positive, ratio_bootstrap, Design};
-use super::{estimates_from, width_curve, Kinds, MethodResult};
+use super::{draws_from, estimates_from, width_curve, Kinds, MethodResult};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -808,6 +808,7 @@ pub fn fit(
         samples: d.rows(),
         curve,
         notes,
+        draws: draws_from(&r, 1, kinds.len()),
     })
 }
 
@@ -924,6 +925,7 @@ pub fn fit_positions(
         samples: quiet,
         curve,
         notes,
+        draws: draws_from(&r, 2, kinds.len()),
     }))
 }
 

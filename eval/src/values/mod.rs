@@ -117,6 +117,10 @@ pub struct MethodResult {
     /// Mean 95% half-width (finite intervals only) against games used, refitting on the first n.
     pub curve: Vec<(f64, f64)>,
     pub notes: Vec<String>,
+    /// Bootstrap draws of the values (one vector per resample, in [`Kinds`] order), for
+    /// intervals of statistics of the whole table (the rank correlation); empty when the
+    /// method keeps none.
+    pub draws: Vec<Vec<f64>>,
 }
 
 impl MethodResult {
@@ -148,6 +152,11 @@ pub(crate) fn estimates_from(
             hi: r.hi[offset + k],
         })
         .collect()
+}
+
+/// Bootstrap draws of a [`stats::RatioEstimates`] over kind columns starting at `offset`.
+pub(crate) fn draws_from(r: &stats::RatioEstimates, offset: usize, kinds: usize) -> Vec<Vec<f64>> {
+    r.draws.iter().map(|d| d[offset..offset + kinds].to_vec()).collect()
 }
 
 /// Mean finite half-width of a fit's intervals, over the kinds (NaN if none).

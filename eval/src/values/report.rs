@@ -1,7 +1,7 @@
 //! Report text: the CSV files (`<variant>.csv` with the primary estimate per kind,
 //! `<variant>-all.csv` with every method) and the Markdown report beside a reference table.
 
-use super::stats::{pearson, spearman};
+use super::stats::{pearson, percentile_interval, spearman};
 use super::{Kinds, MethodResult, ValueEstimate};
 
 /// A reference table per kind (NaN where it has no value).
@@ -124,6 +124,17 @@ pub fn correlation(est: &[ValueEstimate], reference: &Reference) -> (f64, f64, u
     let n =
         ours.iter().zip(&reference.values).filter(|(a, b)| a.is_finite() && b.is_finite()).count();
     (spearman(&ours, &reference.values), pearson(&ours, &reference.values), n)
+}
+
+/// 95% bootstrap interval of the Spearman correlation with the reference: the correlation of
+/// every bootstrap draw of the method's values (`None` when the method keeps no draws).
+pub fn spearman_interval(m: &MethodResult, reference: &Reference) -> Option<(f64, f64)> {
+    let rs: Vec<f64> =
+        m.draws.iter().map(|d| spearman(d, &reference.values)).filter(|x| x.is_finite()).collect();
+    if rs.len() < 20 {
+        return None;
+    }
+    Some(percentile_interval(&rs))
 }
 
 /// Games needed for a 95% half-width of `target` pawns, from a width `hw` at `games`
@@ -298,14 +309,17 @@ pub fn markdown(input: &ReportInput) -> String {
             "\n## Agreement with the reference\n\nReference: {} (`{}`).\n\n",
             r.source, r.path
         ));
-        s.push_str("| estimate | kinds | Spearman | Pearson |\n|---|---:|---:|---:|\n");
+        s.push_str("| estimate | kinds | Spearman | Spearman 95% CI | Pearson |\n|---|---:|---:|---|---:|\n");
         let prim: Vec<ValueEstimate> = input.primary.iter().map(|p| p.estimate.clone()).collect();
         let (sp, pe, n) = correlation(&prim, r);
-        s.push_str(&format!("| primary | {n} | {} | {} |\n", short(sp), short(pe)));
+        s.push_str(&format!("| primary | {n} | {} | – | {} |\n", short(sp), short(pe)));
         for m in input.methods {
             let (sp, pe, n) = correlation(&m.estimates, r);
-            s.push_str(&format!("| {} | {n} | {} | {} |\n", m.method, short(sp), short(pe)));
+            let ci = spearman_interval(m, r)
+                .map_or("–".to_string(), |(a, b)| format!("[{:.2}, {:.2}]", a, b));
+            s.push_str(&format!("| {} | {n} | {} | {ci} | {} |\n", m.method, short(sp), short(pe)));
         }
+        s.push_str("\nThe Spearman interval: the rank correlation of every bootstrap refit's values with the reference, 2.5% and 97.5% quantiles (it covers the sampling of games, not the reference's own uncertainty).\n");
         s.push_str(
             "\n### Where the primary estimate and the reference disagree beyond the interval\n\n",
         );
@@ -391,5 +405,36 @@ mod tests {
         assert_eq!(num(f64::NAN), "");
         assert_eq!(num(f64::INFINITY), "inf");
         assert_eq!(csv_field("a,b"), "\"a,b\"");
+    }
+
+    #[test]
+    fn spearman_interval_spans_the_draws() {
+        let reference = Reference {
+            source: "test".into(),
+            path: "test.toml".into(),
+            values: vec![1.0, 2.0, 3.0, 4.0, 5.0],
+        };
+        let mut m = MethodResult {
+            method: "imbalance".into(),
+            description: String::new(),
+            estimates: Vec::new(),
+            games: 0,
+            samples: 0,
+            curve: Vec::new(),
+            notes: Vec::new(),
+            draws: Vec::new(),
+        };
+        assert_eq!(spearman_interval(&m, &reference), None);
+        // half the draws rank like the reference, half swap the top two
+        for i in 0..100 {
+            m.draws.push(if i % 2 == 0 {
+                vec![1.0, 2.0, 3.0, 4.0, 5.0]
+            } else {
+                vec![1.0, 2.0, 3.0, 5.0, 4.0]
+            });
+        }
+        let (lo, hi) = spearman_interval(&m, &reference).unwrap();
+        assert!((hi - 1.0).abs() < 1e-12, "{hi}");
+        assert!((lo - 0.9).abs() < 1e-12, "{lo}");
     }
 }

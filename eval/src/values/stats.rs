@@ -245,6 +245,8 @@ pub struct RatioEstimates {
     /// Bootstrap samples whose unit coefficient was not positive.
     pub bad_unit: usize,
     pub resamples: usize,
+    /// The ratios of every bootstrap refit (one vector per resample, indexed like `value`).
+    pub draws: Vec<Vec<f64>>,
 }
 
 /// Fit, then `resamples` cluster-bootstrap refits; values are coefficient ratios to column
@@ -315,13 +317,16 @@ pub fn ratio_bootstrap(
     });
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); d.p];
     let mut bad_unit = 0;
+    let mut draws = Vec::with_capacity(fits.len());
     for f in &fits {
         if f.beta[unit_k] <= 0.0 {
             bad_unit += 1;
         }
-        for (j, v) in expand(f).into_iter().enumerate() {
-            samples[j].push(v);
+        let v = expand(f);
+        for (j, x) in v.iter().enumerate() {
+            samples[j].push(*x);
         }
+        draws.push(v);
     }
     let resamples = fits.len();
     let (mut lo, mut hi) = (vec![f64::NAN; d.p], vec![f64::NAN; d.p]);
@@ -332,7 +337,7 @@ pub fn ratio_bootstrap(
             hi[j] = b;
         }
     }
-    RatioEstimates { fit, value, lo, hi, bad_unit, resamples }
+    RatioEstimates { fit, value, lo, hi, bad_unit, resamples, draws }
 }
 
 /// Pearson correlation of paired finite values (NaN with fewer than 3 pairs or no spread).
