@@ -736,6 +736,12 @@ fn per_rules_note(kinds: &Kinds, games: &[GameLine], pawn: usize, ridge: f64) ->
         .filter(|(k, (x, y))| *k != pawn && x.is_finite() && y.is_finite())
         .map(|(_, (x, y))| (*x, *y))
         .unzip();
+    if a.len() < 3 {
+        return Some(format!(
+            "setup rules fitted alone: {}; no comparison of their values (a rule set without a positive pawn coefficient has none in pawn units)",
+            parts.join(", ")
+        ));
+    }
     let mut ratios: Vec<f64> =
         a.iter().zip(&b).filter(|(x, _)| **x > 0.5).map(|(x, y)| y / x).collect();
     ratios.sort_by(|x, y| x.total_cmp(y));
