@@ -128,6 +128,22 @@ pub fn engine_of(agent: &str) -> &str {
     agent.rfind("-rm").map_or(agent, |i| &agent[..i])
 }
 
+/// The setup-rules part of a logged game's `agent` string (empty if it has none).
+pub fn rules_of(agent: &str) -> &str {
+    agent.rfind("-rm").map_or("", |i| &agent[i + 1..])
+}
+
+/// The distinct `agent` strings (engine + setup rules) of a log, in order of first appearance.
+fn agents_in(games: &[GameLine]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for g in games {
+        if !out.contains(&g.agent.as_str()) {
+            out.push(&g.agent);
+        }
+    }
+    out
+}
+
 /// The alpha-beta engine of the imbalance games.
 pub struct Searcher {
     cp: Vec<i32>,
@@ -655,31 +671,19 @@ pub fn count_of(games: &[GameLine], agent: &str) -> usize {
 /// pawns removed per side, a chance X of a promotion in place, halved for each further one;
 /// mM: M promotions for certain first; kK: chance K that a side with a prince loses its king).
 pub fn setup_summary(games: &[GameLine]) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for g in games {
-        let rules = g.agent.rfind("-rm").map_or("", |i| &g.agent[i + 1..]);
-        match counts.iter_mut().find(|(r, _)| *r == rules) {
-            Some(c) => c.1 += 1,
-            None => counts.push((rules, 1)),
-        }
-    }
-    counts.iter().map(|(r, n)| format!("`{r}` {n} games")).collect::<Vec<_>>().join(", ")
+    agents_in(games)
+        .iter()
+        .map(|a| format!("`{}` {} games", rules_of(a), count_of(games, a)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Games in a stable order: setup rules in the order they first appear in the log, then setup
 /// and colour; the cluster key of a game is (setup rules, setup).
 fn ordered(games: &[GameLine]) -> Vec<(usize, &GameLine)> {
-    let mut rules: Vec<&str> = Vec::new();
-    let mut out: Vec<(usize, &GameLine)> = games
-        .iter()
-        .map(|g| {
-            let r = rules.iter().position(|a| *a == g.agent).unwrap_or_else(|| {
-                rules.push(&g.agent);
-                rules.len() - 1
-            });
-            (r, g)
-        })
-        .collect();
+    let agents = agents_in(games);
+    let mut out: Vec<(usize, &GameLine)> =
+        games.iter().map(|g| (agents.iter().position(|a| *a == g.agent).unwrap_or(0), g)).collect();
     out.sort_by_key(|(r, g)| (*r, g.setup, g.swap));
     out
 }
@@ -709,12 +713,7 @@ pub fn design(kinds: &Kinds, games: &[GameLine]) -> Result<Design, String> {
 /// so that a reader sees whether pooling them is sound (the model is the same for all rules;
 /// a pawn coefficient that differs between them shows where it is not quite).
 fn per_rules_note(kinds: &Kinds, games: &[GameLine], pawn: usize, ridge: f64) -> Option<String> {
-    let mut rules: Vec<&str> = Vec::new();
-    for g in games {
-        if !rules.contains(&g.agent.as_str()) {
-            rules.push(&g.agent);
-        }
-    }
+    let rules = agents_in(games);
     if rules.len() < 2 {
         return None;
     }
@@ -725,8 +724,7 @@ fn per_rules_note(kinds: &Kinds, games: &[GameLine], pawn: usize, ridge: f64) ->
         let d = design(kinds, &own).ok()?;
         let fit = super::stats::logistic_fit(&d, None, ridge);
         let unit = fit.beta[1 + pawn];
-        let name = r.rfind("-rm").map_or(*r, |i| &r[i + 1..]);
-        parts.push(format!("`{name}` ({} games) pawn coefficient {unit:.4}", own.len()));
+        parts.push(format!("`{}` ({} games) pawn coefficient {unit:.4}", rules_of(r), own.len()));
         values.push((0..kinds.len()).map(|k| super::stats::ratio(fit.beta[1 + k], unit)).collect());
     }
     let (a, b): (Vec<f64>, Vec<f64>) = values[0]
