@@ -123,8 +123,16 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
     let all = std::fs::read_to_string(out.join("shogi-all.csv")).unwrap();
     assert!(all.lines().any(|l| l.ends_with(",imbalance,") || l.contains(",imbalance,")), "{all}");
     assert!(all.lines().any(|l| l.contains(",probe,")), "{all}");
+    // the unit-free effects: one row per kind of each regression method, none for the probe
+    let effects = std::fs::read_to_string(out.join("shogi-effects.csv")).unwrap();
+    assert_eq!(effects.lines().next(), Some("piece,effect,ci_low,ci_high,method,gcsa"));
+    let imbalance_rows = |t: &str| t.lines().filter(|l| l.contains(",imbalance,")).count();
+    assert_eq!(imbalance_rows(&effects), imbalance_rows(&all), "{effects}");
+    assert_eq!(imbalance_rows(&effects), rows.len(), "{effects}");
+    assert!(!effects.contains(",probe,"), "{effects}");
     let md = std::fs::read_to_string(out.join("shogi.md")).unwrap();
     assert!(md.contains("# Piece values: shogi"), "{md}");
+    assert!(md.contains("## Effects on the win odds"), "{md}");
     let log = out.join("games").join("shogi.jsonl");
     assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 6);
     // extend: two more games, the first six are kept

@@ -157,11 +157,12 @@ pub fn estimates_chart(
     diagonal: bool,
 ) -> Result<(), PlotError> {
     let xs = span(points.iter().map(|p| p.x));
+    // with the diagonal, both axes span both ranges, so the diagonal crosses the chart
     let ys = span(
         points
             .iter()
             .flat_map(|p| [p.lo, p.hi, p.y])
-            .chain(xs.into_iter().flat_map(|x| [x.0, x.1])),
+            .chain(xs.filter(|_| diagonal).into_iter().flat_map(|x| [x.0, x.1])),
     );
     let (Some(xs), Some(ys)) = (xs, ys) else {
         return Err(PlotError::Empty {

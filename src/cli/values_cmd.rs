@@ -2,6 +2,7 @@
 //! regression on self-play datasets, value-network probing), each with 95% bootstrap
 //! intervals, compared with a reference table (the German Chu Shogi Association's, from
 //! `configs/values/<variant>-gcsa.toml`). Writes `<out>/<variant>.csv`, `<variant>-all.csv`,
+//! `<variant>-effects.csv` (the unit-free regression coefficients), `<variant>-effects.png`,
 //! `<variant>.md`, `<variant>.png` and `<variant>-intervals.png`; the imbalance games go to the
 //! append-only log `<out>/games/<variant>.jsonl`, so re-running continues and `--games N`
 //! extends. Every input is checked before any game is played or any file written.
@@ -13,7 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shogilab_engine::{Position, Variant};
 use shogilab_eval::values::imbalance::{self, ImbalanceConfig};
 use shogilab_eval::values::report::{self, PrimaryRow, Reference, ReportInput};
-use shogilab_eval::values::{probe, texel, Kinds, MethodResult};
+use shogilab_eval::values::{probe, texel, Kinds, MethodResult, ValueEstimate};
 use shogilab_plot::{Estimate, Labels, Series};
 use shogilab_selfplay::{Evaluator, Material, PieceValues, Uniform};
 use std::path::{Path, PathBuf};
@@ -407,7 +408,9 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     let files = vec![
         format!("`{name}.csv` (primary)"),
         format!("`{name}-all.csv` (every method)"),
+        format!("`{name}-effects.csv` (unit-free effects)"),
         format!("`{name}.png`"),
+        format!("`{name}-effects.png`"),
         format!("`{name}-intervals.png`"),
         format!("`games/{name}.jsonl` (imbalance game log)"),
     ];
@@ -445,31 +448,38 @@ pub fn run(a: ValuesArgs) -> Result<()> {
             (x, "mobility-derived value (no published table)".to_string())
         }
     };
-    let cap = xs.iter().copied().filter(|x| x.is_finite()).fold(1.0, f64::max) * 3.0;
-    let pts: Vec<Estimate> = primary
-        .iter()
-        .zip(&xs)
-        .filter(|(p, x)| p.estimate.value.is_finite() && x.is_finite())
-        .map(|(p, x)| Estimate {
-            label: p.estimate.piece.clone(),
-            x: *x,
-            y: p.estimate.value,
-            lo: p.estimate.lo.clamp(-cap, cap),
-            hi: p.estimate.hi.clamp(-cap, cap),
-        })
-        .collect();
-    let title = format!("{name}: measured piece values (pawn = 1, 95% intervals)");
-    // the pawn alone (1 by definition) is no chart
-    if pts.len() < 2 {
-        eprintln!("no measured value: {name}.png not drawn");
-        let _ = std::fs::remove_file(a.out.join(format!("{name}.png")));
-    } else {
-        shogilab_plot::estimates_chart(
-            &a.out.join(format!("{name}.png")),
-            Labels { title: &title, x: &xlabel, y: "measured value (primary method)" },
-            &pts,
-            true,
-        )?;
+    let primary_estimates: Vec<ValueEstimate> =
+        primary.iter().map(|p| p.estimate.clone()).collect();
+    chart_against(
+        &a.out.join(format!("{name}.png")),
+        Labels {
+            title: &format!("{name}: measured piece values (pawn = 1, 95% intervals)"),
+            x: &xlabel,
+            y: "measured value (primary method)",
+        },
+        &xs,
+        &primary_estimates,
+        1.0,
+    )?;
+    // the unit-free effects of the first regression method that has them
+    match ordered.iter().find(|m| !m.effects.is_empty()) {
+        Some(m) => chart_against(
+            &a.out.join(format!("{name}-effects.png")),
+            Labels {
+                title: &format!(
+                    "{name}: effect of one more piece on the win odds ({}, 95% intervals)",
+                    m.method
+                ),
+                x: &xlabel,
+                y: "effect (centi-logits of the expected score)",
+            },
+            &xs,
+            &m.effects,
+            100.0,
+        )?,
+        None => {
+            let _ = std::fs::remove_file(a.out.join(format!("{name}-effects.png")));
+        }
     }
     let series: Vec<Series> = ordered
         .iter()
@@ -505,6 +515,10 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         report::csv_all(&ordered, reference.as_ref()).as_bytes(),
     )?;
     write_atomic(
+        &a.out.join(format!("{name}-effects.csv")),
+        report::csv_effects(&ordered, reference.as_ref()).as_bytes(),
+    )?;
+    write_atomic(
         &a.out.join(format!("{name}.csv")),
         report::csv_primary(&primary, reference.as_ref()).as_bytes(),
     )?;
@@ -513,7 +527,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     for m in &ordered {
         let (mean, max, missing) = m.widths();
         let corr = reference.as_ref().map(|r| {
-            let (s, p, n) = report::correlation(&m.estimates, r);
+            let (s, p, n) = report::correlation(report::ranked(m).0, r);
             let ci = report::spearman_interval(m, r)
                 .map_or(String::new(), |(a, b)| format!(" [{a:.3}, {b:.3}]"));
             format!(", Spearman {s:.3}{ci}, Pearson {p:.3} over {n} kinds")
@@ -526,5 +540,41 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         );
     }
     println!("wrote {}", a.out.join(format!("{name}.md")).display());
+    Ok(())
+}
+
+/// Estimates (times `scale`) against `xs` with their intervals, as a PNG at `path`; with
+/// `scale` 1 (values in pawns) a y = x line. Fewer than two finite points (the pawn alone is
+/// 1 by definition) draw nothing and remove a chart left by an earlier run.
+fn chart_against(
+    path: &Path,
+    labels: Labels,
+    xs: &[f64],
+    estimates: &[ValueEstimate],
+    scale: f64,
+) -> Result<()> {
+    let finite: Vec<(&ValueEstimate, f64)> = estimates
+        .iter()
+        .zip(xs.iter().copied())
+        .filter(|(e, x)| e.value.is_finite() && x.is_finite())
+        .collect();
+    // unbounded ends are drawn to a few times the largest value
+    let cap = finite.iter().map(|(e, x)| (scale * e.value).abs().max(*x)).fold(1.0, f64::max) * 3.0;
+    let pts: Vec<Estimate> = finite
+        .iter()
+        .map(|(e, x)| Estimate {
+            label: e.piece.clone(),
+            x: *x,
+            y: scale * e.value,
+            lo: (scale * e.lo).clamp(-cap, cap),
+            hi: (scale * e.hi).clamp(-cap, cap),
+        })
+        .collect();
+    if pts.len() < 2 {
+        eprintln!("fewer than two measured kinds: {} not drawn", path.display());
+        let _ = std::fs::remove_file(path);
+        return Ok(());
+    }
+    shogilab_plot::estimates_chart(path, labels, &pts, scale == 1.0)?;
     Ok(())
 }

@@ -10,7 +10,7 @@
 //! that reach the ply cap are draws: there is no adjudication.
 
 use super::stats::{positive, ratio_bootstrap, Design};
-use super::{draws_from, estimates_from, width_curve, Kinds, MethodResult};
+use super::{estimates_from, width_curve, Kinds, MethodResult};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -812,8 +812,9 @@ pub fn fit(
         samples: d.rows(),
         curve,
         notes,
-        draws: draws_from(&r, 1, kinds.len()),
-    })
+        ..Default::default()
+    }
+    .with_draws(kinds, &r, 1))
 }
 
 /// Texel-style rows from the positions of the logged games (those that record their moves):
@@ -921,16 +922,19 @@ pub fn fit_positions(
     if !never.is_empty() {
         notes.push(format!("never differing (not measured): {}", never.join(", ")));
     }
-    Ok(Some(MethodResult {
-        method: "imbalance-positions".into(),
-        description,
-        estimates,
-        games: with_moves,
-        samples: quiet,
-        curve,
-        notes,
-        draws: draws_from(&r, 2, kinds.len()),
-    }))
+    Ok(Some(
+        MethodResult {
+            method: "imbalance-positions".into(),
+            description,
+            estimates,
+            games: with_moves,
+            samples: quiet,
+            curve,
+            notes,
+            ..Default::default()
+        }
+        .with_draws(kinds, &r, 2),
+    ))
 }
 
 #[cfg(test)]

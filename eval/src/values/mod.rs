@@ -87,7 +87,7 @@ impl Kinds {
 }
 
 /// One kind's estimate. NaN value = not measured (the note says why).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ValueEstimate {
     pub piece: String,
     pub value: f64,
@@ -102,7 +102,7 @@ impl ValueEstimate {
 }
 
 /// The result of one method.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct MethodResult {
     /// Short name in the CSV `method` column (`imbalance`, `texel`, `probe`).
     pub method: String,
@@ -121,6 +121,13 @@ pub struct MethodResult {
     /// intervals of statistics of the whole table (the rank correlation); empty when the
     /// method keeps none.
     pub draws: Vec<Vec<f64>>,
+    /// Unit-free effects: each kind's regression coefficient, the change in the log-odds of the
+    /// expected score per extra piece, with its 95% bootstrap interval (in [`Kinds`] order;
+    /// empty for methods that do not regress game results). Finite even where the pawn
+    /// coefficient, the unit of the values, is not bounded away from zero.
+    pub effects: Vec<ValueEstimate>,
+    /// Bootstrap draws of the effects, like `draws`.
+    pub effect_draws: Vec<Vec<f64>>,
 }
 
 impl MethodResult {
@@ -154,9 +161,36 @@ pub(crate) fn estimates_from(
         .collect()
 }
 
-/// Bootstrap draws of a [`stats::RatioEstimates`] over kind columns starting at `offset`.
-pub(crate) fn draws_from(r: &stats::RatioEstimates, offset: usize, kinds: usize) -> Vec<Vec<f64>> {
-    r.draws.iter().map(|d| d[offset..offset + kinds].to_vec()).collect()
+impl MethodResult {
+    /// The bootstrap draws of a regression fit (kind columns of `r` from `offset`): the values'
+    /// draws, the unit-free effects with their intervals, and the effects' draws.
+    pub(crate) fn with_draws(
+        mut self,
+        kinds: &Kinds,
+        r: &stats::RatioEstimates,
+        offset: usize,
+    ) -> MethodResult {
+        let cols = offset..offset + kinds.len();
+        self.draws = r.draws.iter().map(|d| d[cols.clone()].to_vec()).collect();
+        self.effect_draws = r.coef_draws.iter().map(|d| d[cols.clone()].to_vec()).collect();
+        self.effects = kinds
+            .names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                let value = r.fit.beta[offset + k];
+                let samples: Vec<f64> =
+                    self.effect_draws.iter().map(|d| d[k]).filter(|x| x.is_finite()).collect();
+                let (lo, hi) = if value.is_finite() && !samples.is_empty() {
+                    stats::percentile_interval(&samples)
+                } else {
+                    (f64::NAN, f64::NAN)
+                };
+                ValueEstimate { piece: n.clone(), value, lo, hi }
+            })
+            .collect();
+        self
+    }
 }
 
 /// Mean finite half-width of a fit's intervals, over the kinds (NaN if none).
@@ -202,4 +236,39 @@ pub(crate) fn width_curve(
         out.push((games_of(&sub), mean_half_width(&r, unit, offset, kinds)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stats::{ratio_bootstrap, tests::synthetic};
+    use super::*;
+
+    #[test]
+    fn effects_stay_bounded_when_the_unit_is_not() {
+        // column 1 (the unit) has no effect on the result: values in its unit are unbounded,
+        // the effects are not
+        let d = synthetic(&[0.0, 0.8, -0.4], 0.0, 6000, 11);
+        let r = ratio_bootstrap(&d, 1, 1e-6, 200, 3);
+        assert!(r.bad_unit > 20, "{}", r.bad_unit);
+        let kinds = Kinds {
+            names: vec!["pawn".into(), "rook".into(), "lance".into()],
+            of_type: vec![0, 1, 2],
+            royal: vec![false; 3],
+            pawn: Some(0),
+        };
+        let m = MethodResult::default().with_draws(&kinds, &r, 1);
+        assert_eq!(m.effects.len(), 3);
+        assert_eq!(m.effect_draws.len(), 200);
+        assert_eq!(m.draws.len(), 200);
+        // the synthetic draws (30%, whatever the odds) shrink every coefficient alike: the
+        // unit's covers 0, the others keep their ratio
+        let e = &m.effects;
+        assert!(e[0].lo < 0.0 && 0.0 < e[0].hi && e[0].hi - e[0].lo < 0.1, "{:?}", e[0]);
+        assert!((e[2].value / e[1].value + 0.5).abs() < 0.1, "{e:?}");
+        assert!(e[2].lo < e[2].value && e[2].value < e[2].hi && e[2].hi < 0.0, "{:?}", e[2]);
+        // the rook's effect is bounded away from zero, its value in pawns is not
+        assert!(m.effects[1].lo > 0.0);
+        let ratios: Vec<f64> = m.draws.iter().map(|d| d[1]).collect();
+        assert!(ratios.iter().any(|x| x.is_infinite()));
+    }
 }

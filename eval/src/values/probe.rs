@@ -218,6 +218,6 @@ pub fn probe(
         samples: probes,
         curve,
         notes,
-        draws: Vec::new(),
+        ..Default::default()
     })
 }

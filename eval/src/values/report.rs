@@ -101,9 +101,24 @@ pub fn csv_primary(rows: &[PrimaryRow], reference: Option<&Reference>) -> String
 
 /// Every method's estimate: same columns, one row per kind and method.
 pub fn csv_all(methods: &[MethodResult], reference: Option<&Reference>) -> String {
-    let mut s = String::from("piece,value,ci_low,ci_high,method,gcsa\n");
+    csv_rows(methods, reference, "value", |m| &m.estimates)
+}
+
+/// Every regression method's unit-free effects (logit of the expected score per piece):
+/// `piece,effect,ci_low,ci_high,method,gcsa`, one row per kind and method.
+pub fn csv_effects(methods: &[MethodResult], reference: Option<&Reference>) -> String {
+    csv_rows(methods, reference, "effect", |m| &m.effects)
+}
+
+fn csv_rows(
+    methods: &[MethodResult],
+    reference: Option<&Reference>,
+    column: &str,
+    pick: fn(&MethodResult) -> &[ValueEstimate],
+) -> String {
+    let mut s = format!("piece,{column},ci_low,ci_high,method,gcsa\n");
     for m in methods {
-        for (k, e) in m.estimates.iter().enumerate() {
+        for (k, e) in pick(m).iter().enumerate() {
             s.push_str(&format!(
                 "{},{},{},{},{},{}\n",
                 csv_field(&e.piece),
@@ -118,6 +133,17 @@ pub fn csv_all(methods: &[MethodResult], reference: Option<&Reference>) -> Strin
     s
 }
 
+/// A method's estimates for correlations: its unit-free effects when it has them (their ranks,
+/// and their correlations with a reference, are those of the values whenever the pawn
+/// coefficient is positive, and they stay defined when it is not), else its values.
+pub fn ranked(m: &MethodResult) -> (&[ValueEstimate], &[Vec<f64>]) {
+    if m.effects.is_empty() {
+        (&m.estimates, &m.draws)
+    } else {
+        (&m.effects, &m.effect_draws)
+    }
+}
+
 /// Spearman and Pearson correlation of estimates with the reference, and how many kinds.
 pub fn correlation(est: &[ValueEstimate], reference: &Reference) -> (f64, f64, usize) {
     let ours: Vec<f64> = est.iter().map(|e| e.value).collect();
@@ -127,10 +153,15 @@ pub fn correlation(est: &[ValueEstimate], reference: &Reference) -> (f64, f64, u
 }
 
 /// 95% bootstrap interval of the Spearman correlation with the reference: the correlation of
-/// every bootstrap draw of the method's values (`None` when the method keeps no draws).
+/// every bootstrap draw of the method's effects (else values; see [`ranked`]), `None` when
+/// the method keeps no draws.
 pub fn spearman_interval(m: &MethodResult, reference: &Reference) -> Option<(f64, f64)> {
-    let rs: Vec<f64> =
-        m.draws.iter().map(|d| spearman(d, &reference.values)).filter(|x| x.is_finite()).collect();
+    let rs: Vec<f64> = ranked(m)
+        .1
+        .iter()
+        .map(|d| spearman(d, &reference.values))
+        .filter(|x| x.is_finite())
+        .collect();
     if rs.len() < 20 {
         return None;
     }
@@ -227,6 +258,34 @@ fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
     r.join("; ")
 }
 
+/// The unit-free effects of the regression methods, in centi-logits, rows in `order`.
+fn effects_table(s: &mut String, input: &ReportInput, order: &[usize]) {
+    let with: Vec<&MethodResult> = input.methods.iter().filter(|m| !m.effects.is_empty()).collect();
+    if with.is_empty() {
+        return;
+    }
+    s.push_str("\n## Effects on the win odds (unit-free, 95% bootstrap intervals)\n\n");
+    s.push_str("Each kind's regression coefficient: the change in the log-odds of the expected score per extra piece of the kind, ×100 (centi-logits), in `<variant>-effects.csv` too. The values above are these divided by the pawn's, so where the pawn's effect is not bounded away from zero the values have no finite interval while the effects still do; their ranks and correlations with the reference are the values' whenever the pawn's effect is positive.\n\n");
+    let mut header = String::from("| piece | reference |");
+    let mut rule = String::from("|---|---:|");
+    for m in &with {
+        header.push_str(&format!(" {} | CI |", m.method));
+        rule.push_str("---:|---|");
+    }
+    s.push_str(&format!("{header}\n{rule}\n"));
+    let c = |x: f64| short(100.0 * x);
+    for &k in order {
+        let mut row =
+            format!("| {} | {} |", input.kinds.names[k], short(reference_at(input.reference, k)));
+        for m in &with {
+            let e = &m.effects[k];
+            row.push_str(&format!(" {} | [{}, {}] |", c(e.value), c(e.lo), c(e.hi)));
+        }
+        s.push_str(&row);
+        s.push('\n');
+    }
+}
+
 /// The Markdown report.
 pub fn markdown(input: &ReportInput) -> String {
     let mut s = String::new();
@@ -304,6 +363,7 @@ pub fn markdown(input: &ReportInput) -> String {
         s.push_str(&row);
         s.push('\n');
     }
+    effects_table(&mut s, input, &order);
     if let Some(r) = input.reference {
         s.push_str(&format!(
             "\n## Agreement with the reference\n\nReference: {} (`{}`).\n\n",
@@ -314,12 +374,12 @@ pub fn markdown(input: &ReportInput) -> String {
         let (sp, pe, n) = correlation(&prim, r);
         s.push_str(&format!("| primary | {n} | {} | – | {} |\n", short(sp), short(pe)));
         for m in input.methods {
-            let (sp, pe, n) = correlation(&m.estimates, r);
+            let (sp, pe, n) = correlation(ranked(m).0, r);
             let ci = spearman_interval(m, r)
                 .map_or("–".to_string(), |(a, b)| format!("[{:.2}, {:.2}]", a, b));
             s.push_str(&format!("| {} | {n} | {} | {ci} | {} |\n", m.method, short(sp), short(pe)));
         }
-        s.push_str("\nThe Spearman interval: the rank correlation of every bootstrap refit's values with the reference, 2.5% and 97.5% quantiles (it covers the sampling of games, not the reference's own uncertainty).\n");
+        s.push_str("\nA method's correlations are those of its unit-free effects (below) where it has them: the same as its values' whenever the pawn coefficient is positive, as a positive unit changes neither ranks nor Pearson correlation, and defined where the pawn unit is not. The Spearman interval: the rank correlation of every bootstrap refit's effects with the reference, 2.5% and 97.5% quantiles (it covers the sampling of games, not the reference's own uncertainty).\n");
         s.push_str(
             "\n### Where the primary estimate and the reference disagree beyond the interval\n\n",
         );
@@ -422,7 +482,7 @@ mod tests {
             samples: 0,
             curve: Vec::new(),
             notes: Vec::new(),
-            draws: Vec::new(),
+            ..Default::default()
         };
         assert_eq!(spearman_interval(&m, &reference), None);
         // half the draws rank like the reference, half swap the top two
@@ -436,5 +496,10 @@ mod tests {
         let (lo, hi) = spearman_interval(&m, &reference).unwrap();
         assert!((hi - 1.0).abs() < 1e-12, "{hi}");
         assert!((lo - 0.9).abs() < 1e-12, "{lo}");
+        // with effects, their draws decide: a negative unit flips every value, not the effects
+        m.effects = vec![ValueEstimate::default(); 5];
+        m.effect_draws = vec![vec![0.1, 0.2, 0.3, 0.4, 0.5]; 40];
+        m.draws = vec![vec![-1.0, -2.0, -3.0, -4.0, -5.0]; 40];
+        assert_eq!(spearman_interval(&m, &reference), Some((1.0, 1.0)));
     }
 }

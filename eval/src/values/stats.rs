@@ -247,6 +247,9 @@ pub struct RatioEstimates {
     pub resamples: usize,
     /// The ratios of every bootstrap refit (one vector per resample, indexed like `value`).
     pub draws: Vec<Vec<f64>>,
+    /// The coefficients of every bootstrap refit (indexed like `value`, NaN for columns left
+    /// out): the unit-free effects, defined whatever the sign of the unit's coefficient.
+    pub coef_draws: Vec<Vec<f64>>,
 }
 
 /// Fit, then `resamples` cluster-bootstrap refits; values are coefficient ratios to column
@@ -318,10 +321,18 @@ pub fn ratio_bootstrap(
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); d.p];
     let mut bad_unit = 0;
     let mut draws = Vec::with_capacity(fits.len());
+    let mut coef_draws = Vec::with_capacity(fits.len());
     for f in &fits {
         if f.beta[unit_k] <= 0.0 {
             bad_unit += 1;
         }
+        let mut c = vec![f64::NAN; d.p];
+        for (k, &j) in keep.iter().enumerate() {
+            if active[j] {
+                c[j] = f.beta[k];
+            }
+        }
+        coef_draws.push(c);
         let v = expand(f);
         for (j, x) in v.iter().enumerate() {
             samples[j].push(*x);
@@ -337,7 +348,7 @@ pub fn ratio_bootstrap(
             hi[j] = b;
         }
     }
-    RatioEstimates { fit, value, lo, hi, bad_unit, resamples, draws }
+    RatioEstimates { fit, value, lo, hi, bad_unit, resamples, draws, coef_draws }
 }
 
 /// Pearson correlation of paired finite values (NaN with fewer than 3 pairs or no spread).
@@ -403,11 +414,11 @@ pub fn positive(x: f64) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Synthetic games: y ~ Bernoulli(sigmoid(b0 + x.beta)), some draws.
-    fn synthetic(beta: &[f64], b0: f64, n: usize, seed: u64) -> Design {
+    pub(crate) fn synthetic(beta: &[f64], b0: f64, n: usize, seed: u64) -> Design {
         let p = beta.len() + 1;
         let mut rng = SmallRng::seed_from_u64(seed);
         let mut d = Design::new(p);

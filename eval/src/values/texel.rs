@@ -8,7 +8,7 @@
 //! into one weighted row.
 
 use super::stats::{ratio_bootstrap, Design};
-use super::{draws_from, estimates_from, width_curve, Kinds, MethodResult};
+use super::{estimates_from, width_curve, Kinds, MethodResult};
 use shogilab_engine::{Color, Position, Variant};
 use shogilab_selfplay::dataset::read_samples;
 use std::path::{Path, PathBuf};
@@ -187,6 +187,7 @@ pub fn fit(
         samples: data.quiet,
         curve,
         notes,
-        draws: draws_from(&r, 2, kinds.len()),
-    })
+        ..Default::default()
+    }
+    .with_draws(kinds, &r, 2))
 }
