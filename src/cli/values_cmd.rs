@@ -481,20 +481,32 @@ pub fn run(a: ValuesArgs) -> Result<()> {
             let _ = std::fs::remove_file(a.out.join(format!("{name}-effects.png")));
         }
     }
-    let series: Vec<Series> = ordered
-        .iter()
-        .filter(|m| !m.curve.is_empty())
-        .map(|m| Series {
-            name: format!(
-                "{} ({})",
-                m.method,
-                if m.method == "probe" { "positions" } else { "games" }
-            ),
-            // the first refits, before the pawn coefficient settles, would flatten the chart
-            points: m.curve.iter().copied().filter(|p| p.1.is_finite() && p.1 <= 20.0).collect(),
-        })
-        .collect();
-    let series: Vec<Series> = series.into_iter().filter(|s| !s.points.is_empty()).collect();
+    let series_of = |curve: fn(&MethodResult) -> &[(f64, f64)], scale: f64, cap: f64| {
+        ordered
+            .iter()
+            .map(|m| Series {
+                name: format!(
+                    "{} ({})",
+                    m.method,
+                    if m.method == "probe" { "positions" } else { "games" }
+                ),
+                // the first refits, before the pawn coefficient settles, would flatten the chart
+                points: curve(m)
+                    .iter()
+                    .map(|&(x, y)| (x, scale * y))
+                    .filter(|p| p.1.is_finite() && p.1 <= cap)
+                    .collect(),
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect::<Vec<Series>>()
+    };
+    // widths in pawns where they are finite, else the unit-free effects' widths
+    let mut series = series_of(|m| &m.curve, 1.0, 20.0);
+    let mut unit = "pawns";
+    if series.is_empty() {
+        series = series_of(|m| &m.effect_curve, 100.0, f64::INFINITY);
+        unit = "effects, centi-logits";
+    }
     if series.is_empty() {
         eprintln!("no finite interval widths yet: {name}-intervals.png not drawn");
         // a chart from an earlier run would no longer match the report
@@ -505,7 +517,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
             Labels {
                 title: &format!("{name}: mean 95% half-width against games used"),
                 x: "games (probe: positions) used, refitting on the first n",
-                y: "mean 95% CI half-width (pawns)",
+                y: &format!("mean 95% CI half-width ({unit})"),
             },
             &series,
         )?;

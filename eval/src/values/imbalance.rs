@@ -770,7 +770,7 @@ pub fn fit(
     let ridge = 1e-3;
     let r = ratio_bootstrap(&d, 1 + pawn, ridge, resamples, seed);
     let mut estimates = estimates_from(kinds, &r, 1);
-    let curve =
+    let (curve, effect_curve) =
         width_curve(&d, 1 + pawn, 1, kinds.len(), ridge, (resamples / 2).max(50), seed, &|s| {
             s.rows() as f64
         });
@@ -811,6 +811,7 @@ pub fn fit(
         games: games.len(),
         samples: d.rows(),
         curve,
+        effect_curve,
         notes,
         ..Default::default()
     }
@@ -891,7 +892,7 @@ pub fn fit_positions(
     let ridge = 1e-3;
     let r = ratio_bootstrap(&d, 2 + pawn, ridge, resamples, seed);
     let estimates = estimates_from(kinds, &r, 2);
-    let curve =
+    let (curve, effect_curve) =
         width_curve(&d, 2 + pawn, 2, kinds.len(), ridge, (resamples / 2).max(50), seed, &|s| {
             // clusters are setups of (up to) two games
             (s.clusters as f64) * with_moves as f64 / d.clusters.max(1) as f64
@@ -930,6 +931,7 @@ pub fn fit_positions(
             games: with_moves,
             samples: quiet,
             curve,
+            effect_curve,
             notes,
             ..Default::default()
         }

@@ -116,6 +116,8 @@ pub struct MethodResult {
     pub samples: usize,
     /// Mean 95% half-width (finite intervals only) against games used, refitting on the first n.
     pub curve: Vec<(f64, f64)>,
+    /// The same for the effects (logit; empty for methods without effects).
+    pub effect_curve: Vec<(f64, f64)>,
     pub notes: Vec<String>,
     /// Bootstrap draws of the values (one vector per resample, in [`Kinds`] order), for
     /// intervals of statistics of the whole table (the rank correlation); empty when the
@@ -212,7 +214,31 @@ pub(crate) fn mean_half_width(
     }
 }
 
-/// Interval-width curve: refit on the first n clusters for a few n up to all of them.
+/// Mean finite half-width of a fit's effect intervals (coefficients, every kind; NaN if none).
+fn mean_effect_half_width(r: &stats::RatioEstimates, offset: usize, kinds: usize) -> f64 {
+    let hw: Vec<f64> = (offset..offset + kinds)
+        .map(|j| {
+            let s: Vec<f64> = r.coef_draws.iter().map(|d| d[j]).filter(|x| x.is_finite()).collect();
+            if s.is_empty() {
+                return f64::NAN;
+            }
+            let (lo, hi) = stats::percentile_interval(&s);
+            (hi - lo) / 2.0
+        })
+        .filter(|w| w.is_finite())
+        .collect();
+    if hw.is_empty() {
+        f64::NAN
+    } else {
+        hw.iter().sum::<f64>() / hw.len() as f64
+    }
+}
+
+/// Interval-width curves: refit on the first n clusters for a few n up to all of them; mean
+/// half-width of the values (pawns) and of the effects (logit), against games used.
+pub(crate) type Curves = (Vec<(f64, f64)>, Vec<(f64, f64)>);
+
+/// See [`Curves`].
 pub(crate) fn width_curve(
     d: &stats::Design,
     unit: usize,
@@ -222,9 +248,9 @@ pub(crate) fn width_curve(
     resamples: usize,
     seed: u64,
     games_of: &dyn Fn(&stats::Design) -> f64,
-) -> Vec<(f64, f64)> {
+) -> Curves {
     let total = d.clusters;
-    let mut out = Vec::new();
+    let mut out = (Vec::new(), Vec::new());
     if total < 8 {
         return out;
     }
@@ -233,7 +259,9 @@ pub(crate) fn width_curve(
         let n = (total * i / steps).max(4);
         let sub = d.first_clusters(n);
         let r = stats::ratio_bootstrap(&sub, unit, ridge, resamples, seed.wrapping_add(i as u64));
-        out.push((games_of(&sub), mean_half_width(&r, unit, offset, kinds)));
+        let games = games_of(&sub);
+        out.0.push((games, mean_half_width(&r, unit, offset, kinds)));
+        out.1.push((games, mean_effect_half_width(&r, offset, kinds)));
     }
     out
 }

@@ -419,7 +419,7 @@ pub fn markdown(input: &ReportInput) -> String {
     }
     s.push_str("\n## Interval width against games\n\n");
     if input.methods.iter().all(|m| m.curve.iter().all(|p| !p.1.is_finite())) {
-        s.push_str("No finite intervals yet: the pawn coefficient is not yet distinguishable from zero in enough bootstrap resamples, so every ratio to it is unbounded (no intervals chart).\n\n");
+        s.push_str("No finite intervals in pawns yet: the pawn coefficient is not yet distinguishable from zero in enough bootstrap resamples, so every ratio to it is unbounded; the intervals chart shows the effects' widths instead.\n\n");
     }
     for m in input.methods {
         if m.curve.is_empty() {
@@ -448,6 +448,18 @@ pub fn markdown(input: &ReportInput) -> String {
         let pts: Vec<String> =
             m.curve.iter().map(|(x, y)| format!("{x:.0}: ±{}", short(*y))).collect();
         s.push_str(&format!("  * refits on the first n: {}\n", pts.join(", ")));
+        if !m.effect_curve.is_empty() {
+            let pts: Vec<String> = m
+                .effect_curve
+                .iter()
+                .map(|(x, y)| format!("{x:.0}: ±{}", short(100.0 * y)))
+                .collect();
+            s.push_str(&format!(
+                "  * effects (centi-logits, every kind; unit-free, so finite from the start): log-log slope {}; refits on the first n: {}\n",
+                short(curve_slope(&m.effect_curve)),
+                pts.join(", ")
+            ));
+        }
     }
     s
 }

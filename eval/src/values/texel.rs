@@ -144,7 +144,7 @@ pub fn fit(
     let ridge = 1e-3;
     let r = ratio_bootstrap(&data.design, 2 + pawn, ridge, resamples, seed);
     let estimates = estimates_from(kinds, &r, 2);
-    let curve = width_curve(
+    let (curve, effect_curve) = width_curve(
         &data.design,
         2 + pawn,
         2,
@@ -186,6 +186,7 @@ pub fn fit(
         games: data.games,
         samples: data.quiet,
         curve,
+        effect_curve,
         notes,
         ..Default::default()
     }
