@@ -1,7 +1,8 @@
 //! `shogilab values` through the binary: bad input (unknown variant, missing or corrupt
 //! dataset, missing checkpoint, missing reference) fails with a message naming the input and
 //! writes nothing; a tiny shogi run writes the report files with the documented CSV columns,
-//! and a second run with a larger `--games` extends the game log.
+//! a second run with a larger `--games` extends the game log, and a SIGTERM stops the games
+//! and keeps them with their session line.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -149,4 +150,39 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
     // no temporary files left behind
     assert!(files_in(&out).iter().all(|f| !f.ends_with(".tmp")), "{:?}", files_in(&out));
     let _ = std::fs::remove_dir_all(&out);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signal_keeps_the_games_and_the_session_line() {
+    let out = tmp("signal");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shogilab"))
+        .args(["values", "-v", "shogi", "--max-plies", "60", "--games", "100000"])
+        .args(["--threads", "1", "--bootstrap", "20", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run shogilab");
+    let log = out.join("games").join("shogi.jsonl");
+    let lines = |p: &Path| std::fs::read_to_string(p).map_or(0, |t| t.lines().count());
+    let t0 = std::time::Instant::now();
+    while lines(&log) < 3 {
+        assert!(t0.elapsed().as_secs() < 120, "no games after two minutes");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let kill = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    assert!(kill.is_ok_and(|s| s.success()));
+    let done = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(!done.status.success(), "{err}");
+    assert!(err.contains("interrupted") && err.contains("shogi.jsonl"), "{err}");
+    // every finished game is in the log, and the session line counts them
+    let sessions = std::fs::read_to_string(out.join("games").join("shogi-sessions.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(sessions.trim()).unwrap();
+    assert_eq!(line["played"].as_u64(), Some(lines(&log) as u64), "{sessions}");
+    assert_eq!(line["note"].as_str(), Some("stopped by a signal"));
+    // nothing was fitted or written beside the log
+    assert!(!out.join("shogi.md").exists() && !out.join("shogi.csv").exists());
+    std::fs::remove_dir_all(&out).ok();
 }

@@ -17,7 +17,9 @@ use shogilab_eval::values::report::{self, PrimaryRow, Reference, ReportInput};
 use shogilab_eval::values::{probe, texel, Kinds, MethodResult, ValueEstimate};
 use shogilab_plot::{Estimate, Labels, Series};
 use shogilab_selfplay::{Evaluator, Material, PieceValues, Uniform};
+use signal_hook::consts::{SIGINT, SIGTERM};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -255,31 +257,43 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         );
         let t0 = Instant::now();
         let deadline = a.max_minutes.map(|m| t0 + Duration::from_secs_f64(m * 60.0));
+        // SIGINT/SIGTERM: no new games, the session line is written, then a non-zero exit; a
+        // second signal exits at once (the log keeps every finished game either way)
+        let interrupted = Arc::new(AtomicBool::new(false));
+        for sig in [SIGINT, SIGTERM] {
+            signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&interrupted))
+                .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&interrupted)))
+                .context("installing the signal handlers")?;
+        }
+        let stop =
+            || interrupted.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
         let before = games.len();
         let (mut decisive, mut played) = (0usize, 0usize);
-        games =
-            imbalance::run_games(&v, &cfg, &log_path, a.games, threads, deadline, &mut |g, _| {
-                played += 1;
-                if g.result != 0.5 {
-                    decisive += 1;
-                }
-                bar.inc(1);
-                bar.set_message(format!(
-                    "{:.0}% decisive, {:.0} games/h",
-                    100.0 * decisive as f64 / played as f64,
-                    played as f64 / t0.elapsed().as_secs_f64().max(1e-3) * 3600.0
-                ));
-            })
-            .map_err(anyhow::Error::msg)?;
+        games = imbalance::run_games(&v, &cfg, &log_path, a.games, threads, &stop, &mut |g, _| {
+            played += 1;
+            if g.result != 0.5 {
+                decisive += 1;
+            }
+            bar.inc(1);
+            bar.set_message(format!(
+                "{:.0}% decisive, {:.0} games/h",
+                100.0 * decisive as f64 / played as f64,
+                played as f64 / t0.elapsed().as_secs_f64().max(1e-3) * 3600.0
+            ));
+        })
+        .map_err(anyhow::Error::msg)?;
         bar.finish_and_clear();
         let secs = t0.elapsed().as_secs_f64();
         let n = games.len() - before;
         eprintln!("played {n} imbalance games in {secs:.0} s ({} in the log)", games.len());
+        let stopped = interrupted.load(Ordering::Relaxed);
         if n > 0 {
-            let line = serde_json::json!({"played": n, "seconds": secs, "threads": threads,
-                "agent": cfg.agent_id()})
-            .to_string()
-                + "\n";
+            let mut line = serde_json::json!({"played": n, "seconds": secs, "threads": threads,
+                "agent": cfg.agent_id()});
+            if stopped {
+                line["note"] = "stopped by a signal".into();
+            }
+            let line = line.to_string() + "\n";
             use std::io::Write;
             std::fs::OpenOptions::new()
                 .create(true)
@@ -287,6 +301,13 @@ pub fn run(a: ValuesArgs) -> Result<()> {
                 .open(&sessions_path)
                 .and_then(|mut f| f.write_all(line.as_bytes()))
                 .with_context(|| format!("writing {}", sessions_path.display()))?;
+        }
+        if stopped {
+            bail!(
+                "interrupted: {n} new games kept in {} ({} in all), nothing fitted; the same command continues",
+                log_path.display(),
+                games.len()
+            );
         }
     }
     // fits

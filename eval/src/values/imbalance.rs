@@ -561,7 +561,7 @@ pub fn read_log(path: &Path) -> Result<(Vec<GameLine>, bool), String> {
 }
 
 /// Play games until the log holds `target` games of these setup rules (setups `0..target/2`,
-/// both colours), or until `deadline`. Games are appended to `log` as they finish (`on_game`
+/// both colours), or until `stop` says so (checked before each game). Games are appended to `log` as they finish (`on_game`
 /// sees each one). A log may pool several setup rules of one engine; a torn last line is cut
 /// off first. Returns every game in the log.
 pub fn run_games(
@@ -570,7 +570,7 @@ pub fn run_games(
     log: &Path,
     target: usize,
     threads: usize,
-    deadline: Option<Instant>,
+    stop: &(dyn Fn() -> bool + Sync),
     on_game: &mut dyn FnMut(&GameLine, usize),
 ) -> Result<Vec<GameLine>, String> {
     let kinds = Kinds::new(v);
@@ -616,7 +616,7 @@ pub fn run_games(
             scope.spawn(move || {
                 let mut searcher = Searcher::new(v, cfg.depth, cfg.node_budget, cfg.advance_cp);
                 loop {
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                    if stop() {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -1032,12 +1032,12 @@ mod tests {
         let log = dir.join("shogi.jsonl");
         let a = ImbalanceConfig { max_plies: 40, node_budget: 2_000, ..Default::default() };
         let b = ImbalanceConfig { min_promotions: 1, ..a.clone() };
-        run_games(&v, &a, &log, 4, 2, None, &mut |_, _| {}).unwrap();
-        let games = run_games(&v, &b, &log, 6, 2, None, &mut |_, _| {}).unwrap();
+        run_games(&v, &a, &log, 4, 2, &|| false, &mut |_, _| {}).unwrap();
+        let games = run_games(&v, &b, &log, 6, 2, &|| false, &mut |_, _| {}).unwrap();
         assert_eq!(count_of(&games, &a.agent_id()), 4);
         assert_eq!(count_of(&games, &b.agent_id()), 6);
         // asking again plays nothing
-        assert_eq!(run_games(&v, &b, &log, 6, 1, None, &mut |_, _| {}).unwrap().len(), 10);
+        assert_eq!(run_games(&v, &b, &log, 6, 1, &|| false, &mut |_, _| {}).unwrap().len(), 10);
         // setup 0 of each rule set is its own cluster
         assert_eq!(design(&kinds, &games).unwrap().clusters, 2 + 3);
         let summary = setup_summary(&games);
@@ -1046,7 +1046,7 @@ mod tests {
             "{summary}"
         );
         let other = ImbalanceConfig { max_plies: 41, ..a.clone() };
-        let err = run_games(&v, &other, &log, 8, 1, None, &mut |_, _| {}).unwrap_err();
+        let err = run_games(&v, &other, &log, 8, 1, &|| false, &mut |_, _| {}).unwrap_err();
         assert!(err.contains("holds games of engine") && err.contains("cap40"), "{err}");
         std::fs::remove_dir_all(&dir).ok();
     }
