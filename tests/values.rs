@@ -156,7 +156,7 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
 #[test]
 fn a_signal_keeps_the_games_and_the_session_line() {
     let out = tmp("signal");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shogilab"))
+    let child = Command::new(env!("CARGO_BIN_EXE_shogilab"))
         .args(["values", "-v", "shogi", "--max-plies", "60", "--games", "100000"])
         .args(["--threads", "1", "--bootstrap", "20", "--out"])
         .arg(&out)
