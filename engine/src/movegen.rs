@@ -37,6 +37,9 @@ struct Gen<'a> {
     piece_start: usize,
     dedupe: bool,
     passed: bool,
+    /// Emit only moves that capture (an enemy piece on a mid-square or on a destination other
+    /// than the start square), in the order the full generation emits them.
+    captures_only: bool,
 }
 
 #[inline(always)]
@@ -48,6 +51,9 @@ impl<'a> Gen<'a> {
     /// Push a move with its promotion choices. `capture`: the move captures something.
     #[inline]
     fn emit(&mut self, t: &PieceType, m: Move, capture: bool) {
+        if self.captures_only && !capture {
+            return;
+        }
         let Some(_) = t.promotes_to else {
             self.push(m);
             return;
@@ -135,7 +141,7 @@ impl<'a> Gen<'a> {
             let to = (from as i16 + d) as u16;
             let c = pos.board[to as usize];
             if c == EMPTY {
-                if mode.can_move() {
+                if mode.can_move() && !self.captures_only {
                     self.emit(t, Move::new(from, to), false);
                 }
             } else if is_enemy(c, self.own) && mode.can_capture() {
@@ -158,7 +164,7 @@ impl<'a> Gen<'a> {
                     continue;
                 }
                 if c == EMPTY {
-                    if r.mode.can_move() {
+                    if r.mode.can_move() && !self.captures_only {
                         self.emit(t, Move::new(from, s as u16), false);
                     }
                     continue;
@@ -445,7 +451,9 @@ impl<'a> Gen<'a> {
             }
             let c = pos.board[s as usize];
             if c == EMPTY {
-                self.emit(t, Move::new(from, s), false);
+                if !self.captures_only {
+                    self.emit(t, Move::new(from, s), false);
+                }
             } else if is_enemy(c, self.own) {
                 let vt = &v.types[cell_type(c) as usize];
                 if (vt.royal || v.rules.emperor_any_protected)
@@ -491,8 +499,49 @@ impl Position {
 
     /// Pseudo-legal moves, optionally without the lion-trading rules.
     pub fn pseudo_moves_opts(&self, out: &mut MoveList, conv: Convention, lion_rules: bool) {
+        self.generate(out, conv, lion_rules, false);
+    }
+
+    /// The legal moves that capture (an enemy piece on a mid-square, or on a destination other
+    /// than the start square; burns do not count), appended to `out` in the order
+    /// [`legal_moves`](Self::legal_moves) lists them: that list with the other moves left out,
+    /// generated without them (a quiescence search's move generator).
+    pub fn legal_captures(&self, out: &mut MoveList) {
+        let start = out.len();
+        self.generate(out, Convention::Distinct, true, true);
+        if self.v.rules.check {
+            self.filter_check_rule(out, start);
+        }
+    }
+
+    /// Whether the side to move has a legal move, with `scratch` as working space (overwritten).
+    /// Without the check rule and drops every pseudo-legal move is legal, so generation stops at
+    /// the first piece that has a move; otherwise the legal moves are generated.
+    pub fn has_legal_move_in(&self, scratch: &mut MoveList) -> bool {
+        scratch.clear();
+        if self.v.rules.check || self.v.rules.drops {
+            self.legal_moves(scratch);
+            return !scratch.is_empty();
+        }
+        let mut g = self.gen_context(scratch, Convention::Distinct, true, false);
+        for &from in &self.plist[self.side.idx()] {
+            g.piece(from);
+            if !g.out.is_empty() {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn gen_context<'a>(
+        &'a self,
+        out: &'a mut MoveList,
+        conv: Convention,
+        lion_rules: bool,
+        captures_only: bool,
+    ) -> Gen<'a> {
         let us = self.side;
-        let mut g = Gen {
+        Gen {
             pos: self,
             us,
             own: us.bit(),
@@ -502,12 +551,22 @@ impl Position {
             piece_start: 0,
             dedupe: false,
             passed: false,
-        };
-        for i in 0..self.plist[us.idx()].len() {
-            let from = self.plist[us.idx()][i];
+            captures_only,
+        }
+    }
+
+    fn generate(
+        &self,
+        out: &mut MoveList,
+        conv: Convention,
+        lion_rules: bool,
+        captures_only: bool,
+    ) {
+        let mut g = self.gen_context(out, conv, lion_rules, captures_only);
+        for &from in &self.plist[self.side.idx()] {
             g.piece(from);
         }
-        if self.v.rules.drops {
+        if self.v.rules.drops && !captures_only {
             self.drops(out);
         }
     }
@@ -620,9 +679,7 @@ impl Position {
 
     /// Does the side to move have at least one legal move?
     pub fn has_legal_move(&self) -> bool {
-        let mut l = MoveList::with_capacity(128);
-        self.legal_moves(&mut l);
-        !l.is_empty()
+        self.has_legal_move_in(&mut MoveList::with_capacity(128))
     }
 
     /// Pinned pieces of colour `us` relative to its king: (square, board delta of the line).

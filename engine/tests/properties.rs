@@ -1,6 +1,7 @@
 //! Property tests on random playouts: play/unplay restores position and hash, the incremental
 //! hash equals a fresh one, SFEN round-trips, USI round-trips, and perft is independent of the
-//! move-list convention where it must be.
+//! move-list convention where it must be, and the capture generator lists exactly the captures
+//! among the legal moves, in their order.
 
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use shogilab_engine::{Convention, Game, MoveList, Position, Variant};
@@ -122,5 +123,58 @@ fn start_positions_are_symmetric() {
                 assert_ne!(a & 0x6000, b & 0x6000, "{name}: colours at {}", v.square_name(s));
             }
         }
+    }
+}
+
+/// The moves of `list` that capture: an enemy piece on a mid-square or on a destination other
+/// than the start square (the definition `legal_captures` documents), in list order.
+fn captures_of(pos: &Position, list: &[shogilab_engine::Move]) -> Vec<shogilab_engine::Move> {
+    let us = pos.side_to_move().bit();
+    let enemy = |s: u16| pos.cell(s) != 0 && pos.cell(s) & us == 0;
+    list.iter()
+        .copied()
+        .filter(|m| !m.is_drop() && (m.mids().any(enemy) || (m.to != m.from && enemy(m.to))))
+        .collect()
+}
+
+#[test]
+fn capture_generation_is_the_capture_subsequence_of_the_legal_moves() {
+    for name in variants() {
+        let v = Variant::builtin(name).unwrap();
+        let (games, plies) = match name {
+            "shogi" | "chu" => (8, 300),
+            _ => (2, 200),
+        };
+        let mut rng = SmallRng::seed_from_u64(11);
+        let (mut all, mut caps, mut scratch) = (MoveList::new(), MoveList::new(), MoveList::new());
+        let mut with_captures = 0;
+        for _ in 0..games {
+            let mut game = Game::new(Position::start(&v));
+            for _ in 0..plies {
+                if game.status().is_over() {
+                    break;
+                }
+                let pos = game.position();
+                all.clear();
+                pos.legal_moves(&mut all);
+                caps.clear();
+                pos.legal_captures(&mut caps);
+                assert_eq!(caps, captures_of(pos, &all), "{name}: {}", pos.to_sfen());
+                with_captures += usize::from(!caps.is_empty());
+                assert_eq!(pos.has_legal_move_in(&mut scratch), !all.is_empty());
+                let legal = game.legal();
+                // captures more often than chance, so the boards thin out and trades happen
+                let m = if !caps.is_empty() && rng.gen_bool(0.5) {
+                    caps[rng.gen_range(0..caps.len())]
+                } else {
+                    legal[rng.gen_range(0..legal.len())]
+                };
+                if !legal.contains(&m) {
+                    continue;
+                }
+                game.play(m);
+            }
+        }
+        assert!(with_captures > 20, "{name}: only {with_captures} positions with captures");
     }
 }

@@ -150,10 +150,14 @@ pub struct Searcher {
     royal: Vec<bool>,
     depth: u32,
     budget: u64,
-    advance: i32,
-    ranks: i16,
+    /// Per colour and padded square: the advance bonus of a non-royal piece there (centipawns
+    /// per rank from the colour's back rank).
+    adv: [Vec<i32>; 2],
     nodes: u64,
     lists: Vec<MoveList>,
+    /// Reused buffers of [`Searcher::gen`] (no allocation per node).
+    keyed: Vec<(i32, i32, Move)>,
+    scratch: MoveList,
 }
 
 impl Searcher {
@@ -166,12 +170,22 @@ impl Searcher {
             royal,
             depth: depth.max(1),
             budget,
-            advance: advance_cp,
-            ranks: v.ranks as i16,
+            adv: [Color::Black, Color::White].map(|c| {
+                let mut t = vec![0; v.size];
+                for &sq in &v.squares {
+                    // y counts from rank a (White's back rank)
+                    let y = v.xy(sq).1;
+                    let ranks = if c == Color::Black { v.ranks as i16 - 1 - y } else { y };
+                    t[sq as usize] = advance_cp * ranks as i32;
+                }
+                t
+            }),
             nodes: 0,
             lists: (0..MAX_PLY + QDEPTH as usize + 2)
                 .map(|_| MoveList::with_capacity(256))
                 .collect(),
+            keyed: Vec::with_capacity(256),
+            scratch: MoveList::with_capacity(256),
         }
     }
 
@@ -180,14 +194,12 @@ impl Searcher {
         let v = pos.variant();
         let mut s = 0;
         for (c, sign) in [(us, 1), (us.flip(), -1)] {
+            let adv = &self.adv[c.idx()];
             for &sq in pos.pieces(c) {
                 let t = (pos.cell(sq) & TYPE_MASK) as usize;
                 s += sign * self.cp[t];
-                if self.advance != 0 && !self.royal[t] {
-                    // y counts from rank a (White's back rank)
-                    let y = v.xy(sq).1;
-                    let adv = if c == Color::Black { self.ranks - 1 - y } else { y };
-                    s += sign * self.advance * adv as i32;
+                if !self.royal[t] {
+                    s += sign * adv[sq as usize];
                 }
             }
             for (h, &t) in v.hand_types.iter().enumerate() {
@@ -225,24 +237,32 @@ impl Searcher {
         (g, promo.max(0))
     }
 
+    /// The moves at `ply`, best gain first (a stable sort: ties keep the generation order).
+    /// `captures_only`: the captures alone, and whether the side to move has any legal move
+    /// (checked only when it has no capture). Returns whether it has a legal move.
     fn gen(&mut self, pos: &Position, ply: usize, captures_only: bool) -> bool {
         let mut list = std::mem::take(&mut self.lists[ply]);
         list.clear();
-        pos.legal_moves(&mut list);
-        let any = !list.is_empty();
-        let mut keyed: Vec<(i32, i32, Move)> = list
-            .iter()
-            .map(|&m| {
-                let (g, p) = self.gain(pos, m);
-                (g, p, m)
-            })
-            .collect();
+        let any = if captures_only {
+            pos.legal_captures(&mut list);
+            !list.is_empty() || pos.has_legal_move_in(&mut self.scratch)
+        } else {
+            pos.legal_moves(&mut list);
+            !list.is_empty()
+        };
+        let mut keyed = std::mem::take(&mut self.keyed);
+        keyed.clear();
+        keyed.extend(list.iter().map(|&m| {
+            let (g, p) = self.gain(pos, m);
+            (g, p, m)
+        }));
         if captures_only {
             keyed.retain(|k| k.0 > 0);
         }
         keyed.sort_by_key(|k| std::cmp::Reverse(k.0 + k.1));
         list.clear();
-        list.extend(keyed.into_iter().map(|k| k.2));
+        list.extend(keyed.iter().map(|k| k.2));
+        self.keyed = keyed;
         self.lists[ply] = list;
         any
     }
@@ -998,6 +1018,37 @@ mod tests {
         let kinds = Kinds::new(&v);
         let pos = &make_setup(&v, &kinds, &cfg, first.setup)[first.swap as usize];
         assert_eq!(pos.to_sfen(), first.sfen);
+    }
+
+    #[test]
+    fn committed_games_replay_move_for_move() {
+        // the games in the committed logs must be what the engine plays today: a change to
+        // the search or the move generator that alters them would pool games of two engines
+        // under one engine id
+        for (name, cap) in [("chu", 500), ("tenjiku", 400), ("tai", 300)] {
+            let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("../reports/piece-values/games/{name}.jsonl"));
+            let (games, _) = read_log(&log).unwrap();
+            let cfg = ImbalanceConfig { max_plies: cap, ..Default::default() };
+            let mut ours: Vec<&GameLine> =
+                games.iter().filter(|g| g.agent == cfg.agent_id() && !g.moves.is_empty()).collect();
+            // the shortest two, and one that reached the ply cap or came near it
+            ours.sort_by_key(|g| g.plies);
+            let mut pick = ours[..2].to_vec();
+            if name != "tai" {
+                let near_cap = ours.iter().rev().find(|g| g.plies <= cap * 3 / 4);
+                pick.extend(near_cap);
+            }
+            let v = Variant::builtin(name).unwrap();
+            let kinds = Kinds::new(&v);
+            let mut searcher = Searcher::new(&v, cfg.depth, cfg.node_budget, cfg.advance_cp);
+            for g in pick {
+                let again = play_one(&v, &kinds, &cfg, &mut searcher, g.setup, g.swap);
+                assert_eq!(again.sfen, g.sfen, "{name} setup {} swap {}", g.setup, g.swap);
+                assert_eq!(again.moves, g.moves, "{name} setup {} swap {}", g.setup, g.swap);
+                assert_eq!((again.result, again.plies), (g.result, g.plies));
+            }
+        }
     }
 
     #[test]
