@@ -186,3 +186,25 @@ fn a_signal_keeps_the_games_and_the_session_line() {
     assert!(!out.join("shogi.md").exists() && !out.join("shogi.csv").exists());
     std::fs::remove_dir_all(&out).ok();
 }
+
+#[test]
+fn bench_reports_the_imbalance_engine() {
+    let (ok, text) = shogilab(&[
+        "bench",
+        "-v",
+        "shogi",
+        "--games",
+        "1",
+        "--repeat",
+        "1",
+        "--imbalance-games",
+        "2",
+    ]);
+    assert!(ok, "{text}");
+    let line = text.lines().find(|l| l.starts_with('{')).expect("a JSON line");
+    let j: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(j["variant"], "shogi");
+    assert_eq!(j["imbalance_games"], 2);
+    assert!(j["imbalance_plies"].as_u64().is_some_and(|p| p > 0), "{line}");
+    assert!(j["imbalance_games_per_hour"].as_f64().is_some_and(|g| g > 0.0), "{line}");
+}

@@ -1,11 +1,15 @@
-//! `shogilab bench`: the engine's speed figures (perft node rates, random-playout plies/s) for
-//! every built-in variant, printed as a table and as JSON lines. Release builds only give
-//! meaningful numbers.
+//! `shogilab bench`: the engine's speed figures (perft node rates, random-playout plies/s, and
+//! the imbalance engine of `shogilab values`: fixed games, so before/after comparisons play the
+//! same moves) for every built-in variant, printed as a table and as JSON lines. Release builds
+//! only give meaningful numbers.
 
 use anyhow::Result;
 use clap::Args;
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use shogilab_engine::{Convention, Game, Perft, Position, Variant};
+use shogilab_eval::values::imbalance::{play_one, ImbalanceConfig, Searcher};
+use shogilab_eval::values::Kinds;
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Args)]
@@ -22,6 +26,28 @@ pub struct BenchArgs {
     /// Repetitions of each perft (the fastest is reported).
     #[arg(long, default_value_t = 3)]
     pub repeat: usize,
+    /// Imbalance games per variant (`shogilab values`' engine: setups 0, 0, 1, 1, ... of the
+    /// first setup rules, seed 1, ply cap chu 500, tai 300, others 400, as the committed logs;
+    /// one thread); 0 skips them.
+    #[arg(long, default_value_t = 6)]
+    pub imbalance_games: usize,
+}
+
+/// Play the first `games` imbalance games of `v` on this thread: (plies, seconds).
+fn imbalance_bench(v: &Arc<Variant>, games: usize) -> (usize, f64) {
+    let cap = match v.name.as_str() {
+        "chu" => 500,
+        "tai" => 300,
+        _ => 400,
+    };
+    let cfg = ImbalanceConfig { max_plies: cap, ..ImbalanceConfig::default() };
+    let kinds = Kinds::new(v);
+    let mut searcher = Searcher::new(v, cfg.depth, cfg.node_budget, cfg.advance_cp);
+    let t0 = Instant::now();
+    let plies = (0..games)
+        .map(|i| play_one(v, &kinds, &cfg, &mut searcher, i / 2, (i % 2) as u8).plies as usize)
+        .sum();
+    (plies, t0.elapsed().as_secs_f64())
 }
 
 fn perft_depth(name: &str) -> u32 {
@@ -39,8 +65,15 @@ pub fn run(a: BenchArgs) -> Result<()> {
         a.variants.clone()
     };
     println!(
-        "{:<10} {:>6} {:>14} {:>9} {:>14} {:>12}",
-        "variant", "depth", "perft nodes", "seconds", "nodes/s", "playout p/s"
+        "{:<10} {:>6} {:>14} {:>9} {:>14} {:>12} {:>13} {:>12}",
+        "variant",
+        "depth",
+        "perft nodes",
+        "seconds",
+        "nodes/s",
+        "playout p/s",
+        "imbalance g/h",
+        "imbalance p/s"
     );
     for name in names {
         let v = match Variant::builtin(&name) {
@@ -76,15 +109,20 @@ pub fn run(a: BenchArgs) -> Result<()> {
         let ps = t0.elapsed().as_secs_f64();
         let nps = nodes as f64 / best;
         let pps = plies as f64 / ps;
+        let (iplies, isecs) = imbalance_bench(&v, a.imbalance_games);
+        let per_hour = a.imbalance_games as f64 / isecs.max(1e-9) * 3600.0;
+        let iplies_s = iplies as f64 / isecs.max(1e-9);
         println!(
-            "{:<10} {:>6} {:>14} {:>9.3} {:>14.0} {:>12.0}",
-            v.name, depth, nodes, best, nps, pps
+            "{:<10} {:>6} {:>14} {:>9.3} {:>14.0} {:>12.0} {:>13.0} {:>12.0}",
+            v.name, depth, nodes, best, nps, pps, per_hour, iplies_s
         );
         println!(
             "{}",
             serde_json::json!({"variant": v.name, "perft_depth": depth, "perft_nodes": nodes,
                 "perft_seconds": best, "perft_nps": nps.round(), "playout_games": a.games,
-                "playout_plies": plies, "playout_plies_per_second": pps.round()})
+                "playout_plies": plies, "playout_plies_per_second": pps.round(),
+                "imbalance_games": a.imbalance_games, "imbalance_plies": iplies,
+                "imbalance_seconds": isecs, "imbalance_games_per_hour": per_hour.round()})
         );
     }
     Ok(())
