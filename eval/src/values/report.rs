@@ -379,7 +379,7 @@ pub fn markdown(input: &ReportInput) -> String {
                 .map_or("–".to_string(), |(a, b)| format!("[{:.2}, {:.2}]", a, b));
             s.push_str(&format!("| {} | {n} | {} | {ci} | {} |\n", m.method, short(sp), short(pe)));
         }
-        s.push_str("\nA method's correlations are those of its unit-free effects (below) where it has them: the same as its values' whenever the pawn coefficient is positive, as a positive unit changes neither ranks nor Pearson correlation, and defined where the pawn unit is not. The Spearman interval: the rank correlation of every bootstrap refit's effects with the reference, 2.5% and 97.5% quantiles (it covers the sampling of games, not the reference's own uncertainty).\n");
+        s.push_str("\nA method's correlations are those of its unit-free effects (the table above) where it has them: the same as its values' whenever the pawn coefficient is positive, as a positive unit changes neither ranks nor Pearson correlation, and defined where the pawn unit is not. The Spearman interval: the rank correlation of every bootstrap refit's effects with the reference, 2.5% and 97.5% quantiles (it covers the sampling of games, not the reference's own uncertainty).\n");
         s.push_str(
             "\n### Where the primary estimate and the reference disagree beyond the interval\n\n",
         );
