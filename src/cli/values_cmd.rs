@@ -426,37 +426,6 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         })
         .collect();
     let name = v.name.clone();
-    let files = vec![
-        format!("`{name}.csv` (primary)"),
-        format!("`{name}-all.csv` (every method)"),
-        format!("`{name}-effects.csv` (unit-free effects)"),
-        format!("`{name}.png`"),
-        format!("`{name}-effects.png`"),
-        format!("`{name}-intervals.png`"),
-        format!("`games/{name}.jsonl` (imbalance game log)"),
-    ];
-    let command = format!(
-        "shogilab {}",
-        std::env::args()
-            .skip(1)
-            .map(|s| if s.contains(' ') { format!("'{s}'") } else { s })
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
-    let md = report::markdown(&ReportInput {
-        variant: &name,
-        command: &command,
-        kinds: &kinds,
-        methods: &ordered,
-        primary: &primary,
-        reference: reference.as_ref(),
-        speed: speed_lines(&games, &sessions_path),
-        promotes_to,
-        promoted_only: (0..kinds.len())
-            .map(|k| !v.types.iter().any(|t| kinds.of_type[t.id as usize] == k && !t.promoted))
-            .collect(),
-        files,
-    });
     // charts first (each atomic), then the text files
     let (xs, xlabel): (Vec<f64>, String) = match &reference {
         Some(r) => (r.values.clone(), format!("reference value ({})", r.source)),
@@ -471,7 +440,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     };
     let primary_estimates: Vec<ValueEstimate> =
         primary.iter().map(|p| p.estimate.clone()).collect();
-    chart_against(
+    let values_png = chart_against(
         &a.out.join(format!("{name}.png")),
         Labels {
             title: &format!("{name}: measured piece values (pawn = 1, 95% intervals)"),
@@ -483,7 +452,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         1.0,
     )?;
     // the unit-free effects of the first regression method that has them
-    match ordered.iter().find(|m| !m.effects.is_empty()) {
+    let effects_png = match ordered.iter().find(|m| !m.effects.is_empty()) {
         Some(m) => chart_against(
             &a.out.join(format!("{name}-effects.png")),
             Labels {
@@ -500,8 +469,9 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         )?,
         None => {
             let _ = std::fs::remove_file(a.out.join(format!("{name}-effects.png")));
+            false
         }
-    }
+    };
     let series_of = |curve: fn(&MethodResult) -> &[(f64, f64)], scale: f64, cap: f64| {
         ordered
             .iter()
@@ -528,6 +498,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         series = series_of(|m| &m.effect_curve, 100.0, f64::INFINITY);
         unit = "effects, centi-logits";
     }
+    let intervals_png = !series.is_empty();
     if series.is_empty() {
         eprintln!("no finite interval widths yet: {name}-intervals.png not drawn");
         // a chart from an earlier run would no longer match the report
@@ -543,6 +514,43 @@ pub fn run(a: ValuesArgs) -> Result<()> {
             &series,
         )?;
     }
+    let mut files = vec![
+        format!("`{name}.csv` (primary)"),
+        format!("`{name}-all.csv` (every method)"),
+        format!("`{name}-effects.csv` (unit-free effects)"),
+    ];
+    for (drawn, file) in [
+        (values_png, format!("`{name}.png`")),
+        (effects_png, format!("`{name}-effects.png`")),
+        (intervals_png, format!("`{name}-intervals.png`")),
+    ] {
+        if drawn {
+            files.push(file);
+        }
+    }
+    files.push(format!("`games/{name}.jsonl` (imbalance game log)"));
+    let command = format!(
+        "shogilab {}",
+        std::env::args()
+            .skip(1)
+            .map(|s| if s.contains(' ') { format!("'{s}'") } else { s })
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let md = report::markdown(&ReportInput {
+        variant: &name,
+        command: &command,
+        kinds: &kinds,
+        methods: &ordered,
+        primary: &primary,
+        reference: reference.as_ref(),
+        speed: speed_lines(&games, &sessions_path),
+        promotes_to,
+        promoted_only: (0..kinds.len())
+            .map(|k| !v.types.iter().any(|t| kinds.of_type[t.id as usize] == k && !t.promoted))
+            .collect(),
+        files,
+    });
     write_atomic(
         &a.out.join(format!("{name}-all.csv")),
         report::csv_all(&ordered, reference.as_ref()).as_bytes(),
@@ -578,14 +586,14 @@ pub fn run(a: ValuesArgs) -> Result<()> {
 
 /// Estimates (times `scale`) against `xs` with their intervals, as a PNG at `path`; with
 /// `scale` 1 (values in pawns) a y = x line. Fewer than two finite points (the pawn alone is
-/// 1 by definition) draw nothing and remove a chart left by an earlier run.
+/// 1 by definition) draw nothing and remove a chart left by an earlier run. Whether it drew.
 fn chart_against(
     path: &Path,
     labels: Labels,
     xs: &[f64],
     estimates: &[ValueEstimate],
     scale: f64,
-) -> Result<()> {
+) -> Result<bool> {
     let finite: Vec<(&ValueEstimate, f64)> = estimates
         .iter()
         .zip(xs.iter().copied())
@@ -606,8 +614,8 @@ fn chart_against(
     if pts.len() < 2 {
         eprintln!("fewer than two measured kinds: {} not drawn", path.display());
         let _ = std::fs::remove_file(path);
-        return Ok(());
+        return Ok(false);
     }
     shogilab_plot::estimates_chart(path, labels, &pts, scale == 1.0)?;
-    Ok(())
+    Ok(true)
 }
