@@ -265,7 +265,24 @@ fn effects_table(s: &mut String, input: &ReportInput, order: &[usize]) {
         return;
     }
     s.push_str("\n## Effects on the win odds (unit-free, 95% bootstrap intervals)\n\n");
-    s.push_str("Each kind's regression coefficient: the change in the log-odds of the expected score per extra piece of the kind, ×100 (centi-logits), in `<variant>-effects.csv` too. The values above are these divided by the pawn's, so where the pawn's effect is not bounded away from zero the values have no finite interval while the effects still do; their ranks and correlations with the reference are the values' whenever the pawn's effect is positive.\n\n");
+    s.push_str(&format!(
+        "Each kind's regression coefficient: the change in the log-odds of the expected score per extra piece of the kind, ×100 (centi-logits), in `{}-effects.csv` too. The values above are these divided by the pawn's, so where the pawn's effect is not bounded away from zero the values have no finite interval while the effects still do; their ranks and correlations with the reference are the values' whenever the pawn's effect is positive.\n\n",
+        input.variant
+    ));
+    if let Some(pawn) = input.kinds.pawn {
+        for m in &with {
+            let e = &m.effects[pawn];
+            if e.lo <= 0.0 {
+                s.push_str(&format!(
+                    "**{}**: the pawn's effect is {} [{}, {}] centi-logits, an interval that reaches zero, so this method's values in pawns are bounded on one side at most; its effects are the measurement.\n\n",
+                    m.method,
+                    short(100.0 * e.value),
+                    short(100.0 * e.lo),
+                    short(100.0 * e.hi)
+                ));
+            }
+        }
+    }
     let mut header = String::from("| piece | reference |");
     let mut rule = String::from("|---|---:|");
     for m in &with {
