@@ -172,6 +172,11 @@ impl MethodResult {
         r: &stats::RatioEstimates,
         offset: usize,
     ) -> MethodResult {
+        if r.fit.beta.iter().all(|b| b.is_nan()) {
+            self.notes.push(
+                "every result in the data is the same: they measure nothing (no estimates)".into(),
+            );
+        }
         let cols = offset..offset + kinds.len();
         self.draws = r.draws.iter().map(|d| d[cols.clone()].to_vec()).collect();
         self.effect_draws = r.coef_draws.iter().map(|d| d[cols.clone()].to_vec()).collect();

@@ -253,7 +253,9 @@ pub struct RatioEstimates {
 }
 
 /// Fit, then `resamples` cluster-bootstrap refits; values are coefficient ratios to column
-/// `unit`. Inactive columns (all zero) are left out of the fit and get NaN.
+/// `unit`. Inactive columns (all zero) are left out of the fit and get NaN;
+/// so does every column when all the results are the same (the ridge alone would fit zeros,
+/// and every resample would repeat them: a precise-looking zero that measures nothing).
 pub fn ratio_bootstrap(
     d: &Design,
     unit: usize,
@@ -261,6 +263,19 @@ pub fn ratio_bootstrap(
     resamples: usize,
     seed: u64,
 ) -> RatioEstimates {
+    if d.y.iter().all(|&y| y == d.y[0]) {
+        let nan = vec![f64::NAN; d.p];
+        return RatioEstimates {
+            fit: Fit { beta: nan.clone(), iterations: 0, converged: false },
+            value: nan.clone(),
+            lo: nan.clone(),
+            hi: nan,
+            bad_unit: 0,
+            resamples: 0,
+            draws: Vec::new(),
+            coef_draws: Vec::new(),
+        };
+    }
     let active = d.active_columns();
     let keep: Vec<usize> = (0..d.p).filter(|&j| active[j] || j == unit).collect();
     let mut sub = Design::new(keep.len());
@@ -484,6 +499,15 @@ pub(crate) mod tests {
             assert!(wb < ws * 0.6, "{j}: {ws} -> {wb}");
         }
         assert_eq!(es.value[1], 1.0);
+    }
+
+    #[test]
+    fn identical_results_measure_nothing() {
+        let mut d = synthetic(&[0.5, 0.5], 0.0, 300, 6);
+        d.y.iter_mut().for_each(|y| *y = 0.5);
+        let est = ratio_bootstrap(&d, 1, 1e-3, 20, 1);
+        assert!(est.value.iter().chain(&est.lo).chain(&est.hi).all(|x| x.is_nan()));
+        assert!(est.fit.beta.iter().all(|b| b.is_nan()) && est.coef_draws.is_empty());
     }
 
     #[test]
