@@ -244,6 +244,7 @@ impl Searcher {
         let mut list = std::mem::take(&mut self.lists[ply]);
         list.clear();
         let any = if captures_only {
+            // exactly the moves with a positive gain, in generation order
             pos.legal_captures(&mut list);
             !list.is_empty() || pos.has_legal_move_in(&mut self.scratch)
         } else {
@@ -256,9 +257,6 @@ impl Searcher {
             let (g, p) = self.gain(pos, m);
             (g, p, m)
         }));
-        if captures_only {
-            keyed.retain(|k| k.0 > 0);
-        }
         keyed.sort_by_key(|k| std::cmp::Reverse(k.0 + k.1));
         list.clear();
         list.extend(keyed.iter().map(|k| k.2));
@@ -581,9 +579,9 @@ pub fn read_log(path: &Path) -> Result<(Vec<GameLine>, bool), String> {
 }
 
 /// Play games until the log holds `target` games of these setup rules (setups `0..target/2`,
-/// both colours), or until `stop` says so (checked before each game). Games are appended to `log` as they finish (`on_game`
-/// sees each one). A log may pool several setup rules of one engine; a torn last line is cut
-/// off first. Returns every game in the log.
+/// both colours), or until `stop` says so (checked before each game). Games are appended to
+/// `log` as they finish (`on_game` sees each one). A log may pool several setup rules of one
+/// engine; a torn last line is cut off first. Returns every game in the log.
 pub fn run_games(
     v: &Arc<Variant>,
     cfg: &ImbalanceConfig,

@@ -139,7 +139,7 @@ impl MethodResult {
         let others = || self.estimates.iter().filter(|e| e.piece != "pawn");
         let hw: Vec<f64> = others().map(|e| e.half_width()).filter(|w| w.is_finite()).collect();
         let missing = others().count() - hw.len();
-        let mean = if hw.is_empty() { f64::NAN } else { hw.iter().sum::<f64>() / hw.len() as f64 };
+        let mean = mean_finite(hw.iter().copied());
         (mean, hw.iter().copied().fold(f64::NAN, f64::max), missing)
     }
 }
@@ -186,10 +186,8 @@ impl MethodResult {
             .enumerate()
             .map(|(k, n)| {
                 let value = r.fit.beta[offset + k];
-                let samples: Vec<f64> =
-                    self.effect_draws.iter().map(|d| d[k]).filter(|x| x.is_finite()).collect();
-                let (lo, hi) = if value.is_finite() && !samples.is_empty() {
-                    stats::percentile_interval(&samples)
+                let (lo, hi) = if value.is_finite() {
+                    column_interval(&self.effect_draws, k)
                 } else {
                     (f64::NAN, f64::NAN)
                 };
@@ -200,6 +198,27 @@ impl MethodResult {
     }
 }
 
+/// 95% percentile interval of column `j` of bootstrap draws, over its finite entries (NaN if
+/// none).
+fn column_interval(draws: &[Vec<f64>], j: usize) -> (f64, f64) {
+    let s: Vec<f64> = draws.iter().map(|d| d[j]).filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        (f64::NAN, f64::NAN)
+    } else {
+        stats::percentile_interval(&s)
+    }
+}
+
+/// Mean of the finite numbers (NaN if none).
+fn mean_finite(xs: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = xs.filter(|x| x.is_finite()).fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        sum / n as f64
+    }
+}
+
 /// Mean finite half-width of a fit's intervals, over the kinds (NaN if none).
 pub(crate) fn mean_half_width(
     r: &stats::RatioEstimates,
@@ -207,36 +226,15 @@ pub(crate) fn mean_half_width(
     offset: usize,
     kinds: usize,
 ) -> f64 {
-    let hw: Vec<f64> = (offset..offset + kinds)
-        .filter(|&j| j != unit)
-        .map(|j| (r.hi[j] - r.lo[j]) / 2.0)
-        .filter(|w| w.is_finite())
-        .collect();
-    if hw.is_empty() {
-        f64::NAN
-    } else {
-        hw.iter().sum::<f64>() / hw.len() as f64
-    }
+    mean_finite((offset..offset + kinds).filter(|&j| j != unit).map(|j| (r.hi[j] - r.lo[j]) / 2.0))
 }
 
 /// Mean finite half-width of a fit's effect intervals (coefficients, every kind; NaN if none).
 fn mean_effect_half_width(r: &stats::RatioEstimates, offset: usize, kinds: usize) -> f64 {
-    let hw: Vec<f64> = (offset..offset + kinds)
-        .map(|j| {
-            let s: Vec<f64> = r.coef_draws.iter().map(|d| d[j]).filter(|x| x.is_finite()).collect();
-            if s.is_empty() {
-                return f64::NAN;
-            }
-            let (lo, hi) = stats::percentile_interval(&s);
-            (hi - lo) / 2.0
-        })
-        .filter(|w| w.is_finite())
-        .collect();
-    if hw.is_empty() {
-        f64::NAN
-    } else {
-        hw.iter().sum::<f64>() / hw.len() as f64
-    }
+    mean_finite((offset..offset + kinds).map(|j| {
+        let (lo, hi) = column_interval(&r.coef_draws, j);
+        (hi - lo) / 2.0
+    }))
 }
 
 /// Interval-width curves: refit on the first n clusters for a few n up to all of them; mean
