@@ -42,7 +42,7 @@ fn imbalance_bench(v: &Arc<Variant>, games: usize) -> (usize, f64) {
     };
     let cfg = ImbalanceConfig { max_plies: cap, ..ImbalanceConfig::default() };
     let kinds = Kinds::new(v);
-    let mut searcher = Searcher::new(v, cfg.depth, cfg.node_budget, cfg.advance_cp);
+    let mut searcher = Searcher::new(v, &cfg);
     let t0 = Instant::now();
     let plies = (0..games)
         .map(|i| play_one(v, &kinds, &cfg, &mut searcher, i / 2, (i % 2) as u8).plies as usize)

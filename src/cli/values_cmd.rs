@@ -46,6 +46,12 @@ pub struct ValuesArgs {
     /// Imbalance engine: full-width depth before the captures-only search.
     #[arg(long, default_value_t = 1)]
     pub depth: u32,
+    /// Imbalance engine: give each root move its own node budget and search the root with a
+    /// window (required from depth 2: with one budget for all the root moves, the moves
+    /// searched after it runs out get only the static evaluation). The committed logs were
+    /// played without it.
+    #[arg(long)]
+    pub budget_per_root_move: bool,
     /// Ply cap of the imbalance games (a draw when reached; no adjudication).
     #[arg(long, default_value_t = 400)]
     pub max_plies: u32,
@@ -227,8 +233,15 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     if !(0.0..=1.0).contains(&a.royal_drop) {
         bail!("--royal-drop {}: expected a chance between 0 and 1", a.royal_drop);
     }
+    if a.depth >= 2 && !a.budget_per_root_move {
+        bail!(
+            "--depth {}: add --budget-per-root-move (with one node budget shared by all the root moves, about a quarter of the moves of a depth-2 chu search get only the static evaluation)",
+            a.depth
+        );
+    }
     let cfg = ImbalanceConfig {
         depth: a.depth,
+        root_budget: a.budget_per_root_move,
         noise_cp: a.noise,
         max_plies: a.max_plies,
         advance_cp: a.advance,

@@ -282,7 +282,7 @@ pub fn reference_pawn_effect(m: &MethodResult, pawn: usize, input: &ReportInput)
             (r > 0.0 && x.is_finite()).then_some(x)
         })
         .collect();
-    if !(rp > 0.0) {
+    if rp.is_nan() || rp <= 0.0 {
         return f64::NAN;
     }
     implied.sort_by(f64::total_cmp);
@@ -298,7 +298,7 @@ fn unit_projection(m: &MethodResult, pawn: usize, input: &ReportInput) -> String
     let n = games_to_exclude_zero(m.games, e, e.value);
     if n.is_finite() {
         parts.push(format!(
-            "if the effect is what it measures now, its interval would exclude zero after about {} {unit} of this design (1/√n from {} {unit})",
+            "If the effect is what it measures now, its interval would exclude zero after about {} {unit} of this design (1/√n from {} {unit})",
             round_games(n),
             m.games
         ));
