@@ -5,6 +5,7 @@
 //! | `random` | uniformly random legal moves |
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
+//! | `imbalance[:DEPTH][:each]` | the engine of `shogilab values`' imbalance games, depth 1 by default; `each`: a node budget per root move (required from depth 2) |
 //! | `mcts:EVAL[:SIMS]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
@@ -20,6 +21,8 @@ use crate::agent::{Agent, AgentError, Choice, GreedyAgent, Limits, RandomAgent};
 use crate::alphabeta::AlphaBetaAgent;
 use crate::mcts_agent::MctsAgent;
 use crate::usi_client::{UsiAgent, UsiConfig};
+use crate::values::agent::ImbalanceAgent;
+use crate::values::imbalance::ImbalanceConfig;
 use crate::xboard_client::{XBoardAgent, XBoardConfig};
 use shogilab_engine::{Game, Variant};
 use shogilab_selfplay::{Evaluator, Material, PieceValues, Uniform};
@@ -27,6 +30,7 @@ use std::sync::Arc;
 
 /// Help text listing the accepted specs.
 pub const AGENT_SPEC_HELP: &str = "random | greedy | alphabeta[:DEPTH][:noq] | \
+imbalance[:DEPTH][:each] | \
 mcts:EVAL[:SIMS] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
 xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)";
 
@@ -142,6 +146,25 @@ pub fn parse_agent_spec(
             let values = PieceValues::mobility(Arc::clone(variant));
             Ok(Box::new(AlphaBetaAgent::new(values, depth, quiescence)))
         }
+        "imbalance" => {
+            let mut cfg = ImbalanceConfig::default();
+            for part in rest.into_iter().flat_map(|r| r.split(':')) {
+                match part {
+                    "each" => cfg.root_budget = true,
+                    d => cfg.depth = parse_num(spec, "depth", d)?,
+                }
+            }
+            if !(1..=8).contains(&cfg.depth) {
+                return Err(bad(spec, format!("depth {} must be 1..8", cfg.depth)));
+            }
+            if cfg.depth >= 2 && !cfg.root_budget {
+                return Err(bad(
+                    spec,
+                    "from depth 2 add `:each` (a node budget per root move; shared, it leaves the root moves searched after it runs out with the static evaluation)",
+                ));
+            }
+            Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
+        }
         "mcts" => {
             let rest = rest.ok_or_else(|| bad(spec, "expected mcts:EVAL[:SIMS]"))?;
             let (ev, sims) = match rest.rsplit_once(':') {
@@ -213,6 +236,16 @@ mod tests {
             assert!(parse_agent_spec(s, &v, 1, &none).is_ok(), "{s}");
         }
         assert_eq!(parse_agent_spec("alphabeta:3", &v, 1, &none).unwrap().name(), "alphabeta:3");
+        for s in ["imbalance", "imbalance:1", "imbalance:2:each", "imbalance:each:3"] {
+            assert_eq!(
+                parse_agent_spec(s, &v, 1, &none).map(|a| a.name()).ok().as_deref(),
+                Some(s)
+            );
+        }
+        for s in ["imbalance:2", "imbalance:0", "imbalance:9:each", "imbalance:x"] {
+            let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
+            assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");
+        }
         for s in
             ["rand", "alphabeta:x", "mcts", "mcts:net:4", "usi:", "xboard:/x|foo=1", "random:1"]
         {
@@ -257,6 +290,23 @@ mod tests {
         assert!(matches!(w.choose(&game, &match_limits), Ok(Choice::Move(_))));
         assert_eq!(seen.lock().unwrap().as_slice(), &[own]);
         assert_eq!(w.name(), "recorder@nodes=7");
+    }
+
+    #[test]
+    fn the_imbalance_engine_plays_legal_moves_in_a_game() {
+        let v = Variant::builtin("chu").unwrap();
+        let none = |_: &str| None;
+        let mut a = parse_agent_spec("imbalance:2:each", &v, 5, &none).unwrap();
+        let mut game = Game::new(shogilab_engine::Position::start(&v));
+        a.new_game(&game).unwrap();
+        for _ in 0..12 {
+            let Ok(Choice::Move(m)) = a.choose(&game, &Limits::default()) else {
+                panic!("no move")
+            };
+            assert!(game.legal().contains(&m));
+            game.play(m);
+        }
+        assert_eq!(game.plies(), 12);
     }
 
     #[test]
