@@ -563,6 +563,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
             .map(|k| !v.types.iter().any(|t| kinds.of_type[t.id as usize] == k && !t.promoted))
             .collect(),
         files,
+        depth: cfg.depth,
     });
     write_atomic(
         &a.out.join(format!("{name}-all.csv")),

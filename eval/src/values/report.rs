@@ -228,6 +228,8 @@ pub struct ReportInput<'a> {
     /// Kinds with no unpromoted type (they exist only by promotion).
     pub promoted_only: Vec<bool>,
     pub files: Vec<String>,
+    /// Full-width depth of the imbalance engine (for the explanations of disagreements).
+    pub depth: u32,
 }
 
 fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
@@ -239,8 +241,8 @@ fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
         let pv = reference_at(input.reference, p);
         if pv.is_finite() && pv - gcsa >= 3.0 && e.value < gcsa {
             r.push(format!(
-                "it promotes to {} (GCSA {pv}): human averages price in promotion prospects that a depth-1 engine does not plan for",
-                input.kinds.names[p]
+                "it promotes to {} (GCSA {pv}): human averages price in promotion prospects that a depth-{} engine does not plan for",
+                input.kinds.names[p], input.depth
             ));
         }
     }
@@ -250,9 +252,9 @@ fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
     }
     if r.is_empty() {
         if e.value < gcsa {
-            r.push("the engine (material search at depth 1 + captures) turns this piece into wins less surely than strong players do; most large pieces come out below their GCSA value (a compressed scale)".into());
+            r.push(format!("the engine (material search at depth {} + captures) turns this piece into wins less surely than strong players do; most large pieces come out below their GCSA value (a compressed scale)", input.depth));
         } else {
-            r.push("worth more to a depth-1 tactical engine, whose games are decided by short-range captures, than in human play".into());
+            r.push(format!("worth more to a depth-{} tactical engine, whose games are decided by short-range captures, than in human play", input.depth));
         }
     }
     r.join("; ")
@@ -598,6 +600,7 @@ mod tests {
             promotes_to: vec![None; 4],
             promoted_only: vec![false; 4],
             files: Vec::new(),
+            depth: 1,
         };
         assert!((reference_pawn_effect(&m, 0, &input) - 0.025).abs() < 1e-12);
         // a half-width of 0.01 shrinks to 0.025 after 1000 × (0.01 / 0.025)² = 160 games, to
