@@ -46,6 +46,11 @@ pub struct ValuesArgs {
     /// Imbalance engine: full-width depth before the captures-only search.
     #[arg(long, default_value_t = 1)]
     pub depth: u32,
+    /// Imbalance setups: draw again any setup whose first mover (in either colour order) can
+    /// capture the other side's last royal at once (tenjiku: a removed general can leave a king open to a jumping
+    /// general); such games measure the start array's geometry, not the material.
+    #[arg(long)]
+    pub safe_royals: bool,
     /// Imbalance engine: give each root move its own node budget and search the root with a
     /// window (required from depth 2: with one budget for all the root moves, the moves
     /// searched after it runs out get only the static evaluation). The committed logs were
@@ -242,6 +247,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     let cfg = ImbalanceConfig {
         depth: a.depth,
         root_budget: a.budget_per_root_move,
+        safe_royals: a.safe_royals,
         noise_cp: a.noise,
         max_plies: a.max_plies,
         advance_cp: a.advance,

@@ -63,6 +63,11 @@ pub struct ImbalanceConfig {
     pub min_promotions: usize,
     /// Chance that a side with a second royal (a promoted prince) loses its king.
     pub royal_drop: f64,
+    /// Redraw setups in which the side to move (as drawn or mirrored) can capture the other
+    /// side's last royal with its first move (in tenjiku a removed general can leave a king open to a jumping
+    /// general across the board): such games measure the start array's geometry, not the
+    /// material.
+    pub safe_royals: bool,
     pub seed: u64,
 }
 
@@ -81,6 +86,7 @@ impl Default for ImbalanceConfig {
             promote_prob: 0.6,
             min_promotions: 0,
             royal_drop: 0.5,
+            safe_royals: false,
             seed: 1,
         }
     }
@@ -116,6 +122,9 @@ impl ImbalanceConfig {
         }
         if self.royal_drop != 0.5 {
             s += &format!("k{}", self.royal_drop);
+        }
+        if self.safe_royals {
+            s += "s";
         }
         s
     }
@@ -416,7 +425,13 @@ fn mix(a: u64, b: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Draws before [`make_setup`] gives up looking for a setup that no first move wins.
+const SAFE_ROYAL_DRAWS: usize = 1000;
+
 /// The two start positions of setup `index` (as drawn, and mirrored with colours swapped).
+/// With [`ImbalanceConfig::safe_royals`], setups whose first mover (in either colour order)
+/// could capture the other side's last royal at once are drawn again, from the same random stream; if none of
+/// [`SAFE_ROYAL_DRAWS`] draws is safe, the last is kept.
 pub fn make_setup(
     v: &Arc<Variant>,
     kinds: &Kinds,
@@ -424,6 +439,41 @@ pub fn make_setup(
     index: usize,
 ) -> [Position; 2] {
     let mut rng = SmallRng::seed_from_u64(mix(cfg.seed ^ cfg.setup_salt(), index as u64 + 1));
+    let mut setup = draw_setup(v, kinds, cfg, &mut rng);
+    if cfg.safe_royals {
+        let mut moves = MoveList::with_capacity(256);
+        for _ in 1..SAFE_ROYAL_DRAWS {
+            if !setup.iter().any(|p| wins_at_once(p, &mut moves)) {
+                break;
+            }
+            setup = draw_setup(v, kinds, cfg, &mut rng);
+        }
+    }
+    setup
+}
+
+/// Whether the side to move can capture the other side's last royal with its first move (a
+/// game lost before it starts).
+pub fn wins_at_once(pos: &Position, moves: &mut MoveList) -> bool {
+    let them = pos.side_to_move().flip();
+    let mut p = pos.clone();
+    moves.clear();
+    p.legal_captures(moves);
+    moves.iter().any(|&m| {
+        let u = p.play(m);
+        let bare = p.royal_count(them) == 0;
+        p.unplay(&u);
+        bare
+    })
+}
+
+/// One draw of the setup rules from `rng`: the position as drawn and its mirror.
+fn draw_setup(
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    cfg: &ImbalanceConfig,
+    mut rng: &mut SmallRng,
+) -> [Position; 2] {
     let start = Position::start(v);
     // (square, colour, type, present)
     let mut pieces: Vec<(u16, Color, u16, bool)> = Vec::new();
@@ -1008,6 +1058,26 @@ mod tests {
                 .any(|&s| v.types[(a.cell(s) & TYPE_MASK) as usize].promoted)
         });
         assert!(promoted);
+    }
+
+    #[test]
+    fn safe_royal_setups_leave_no_wins_at_once() {
+        let v = Variant::builtin("tenjiku").unwrap();
+        let kinds = Kinds::new(&v);
+        let rules = ImbalanceConfig { max_pawns: 12, min_promotions: 3, ..Default::default() };
+        let safe = ImbalanceConfig { safe_royals: true, ..rules.clone() };
+        assert_eq!(safe.setup_id(), format!("{}s", rules.setup_id()));
+        let mut moves = MoveList::with_capacity(256);
+        let mut won = 0;
+        for i in 0..150 {
+            let b = make_setup(&v, &kinds, &safe, i);
+            assert!(!b.iter().any(|p| wins_at_once(p, &mut moves)), "setup {i}");
+            if make_setup(&v, &kinds, &rules, i).iter().any(|p| wins_at_once(p, &mut moves)) {
+                won += 1;
+            }
+        }
+        // the plain rules do draw such setups (about one in ten tenjiku setups: 14 of these 150)
+        assert!(won > 0, "no setup of the plain rules was won by the first move");
     }
 
     #[test]
