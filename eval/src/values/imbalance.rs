@@ -472,7 +472,7 @@ fn draw_setup(
     v: &Arc<Variant>,
     kinds: &Kinds,
     cfg: &ImbalanceConfig,
-    mut rng: &mut SmallRng,
+    rng: &mut SmallRng,
 ) -> [Position; 2] {
     let start = Position::start(v);
     // (square, colour, type, present)
@@ -507,7 +507,7 @@ fn draw_setup(
         let n_remove = rng.gen_range(0..=cfg.max_removals);
         for _ in 0..n_remove {
             let ok = |t: u16| !types[t as usize].royal && Some(kinds.of_type[t as usize]) != pawn;
-            if let Some(i) = pick_kind(&pieces, &mut rng, &ok) {
+            if let Some(i) = pick_kind(&pieces, rng, &ok) {
                 pieces[i].3 = false;
             }
         }
@@ -515,7 +515,7 @@ fn draw_setup(
         for _ in 0..n_pawns {
             let ok =
                 |t: u16| Some(kinds.of_type[t as usize]) == pawn && !types[t as usize].promoted;
-            if let Some(i) = pick_kind(&pieces, &mut rng, &ok) {
+            if let Some(i) = pick_kind(&pieces, rng, &ok) {
                 pieces[i].3 = false;
             }
         }
@@ -528,11 +528,11 @@ fn draw_setup(
             }
         };
         for _ in 0..cfg.min_promotions {
-            promote(&mut rng);
+            promote(rng);
         }
         let mut prob = cfg.promote_prob;
         while rng.gen::<f64>() < prob {
-            promote(&mut rng);
+            promote(rng);
             prob /= 2.0;
         }
         // a side with a second royal (a promoted prince) may lose its king
