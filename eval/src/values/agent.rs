@@ -4,7 +4,8 @@
 //! evaluation, root jitter and repeat penalty ([`ImbalanceConfig`] defaults), the positions
 //! of the game so far counting as seen.
 
-use super::imbalance::{ImbalanceConfig, Searcher};
+use super::imbalance::ImbalanceConfig;
+use super::searcher::Searcher;
 use crate::agent::{Agent, AgentError, Choice, Limits};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;

@@ -10,7 +10,7 @@
 //! * [`probe`]: an [`Evaluator`](shogilab_selfplay::Evaluator)'s value drop (in logit units)
 //!   when a piece is removed, or its gain when a piece is promoted in place, relative to a
 //!   pawn's; bootstrap over positions.
-//! * [`agent`]: the imbalance engine as a match agent (`imbalance[:DEPTH][:each]`).
+//! * [`searcher`]: the imbalance engine; [`agent`]: it as a match agent (`imbalance[:DEPTH][:each]`).
 //! * [`stats`]: the regression, bootstrap and correlation maths; [`report`]: CSV and Markdown.
 //!
 //! Kinds are grouped by the English name a type moves as ([`Kinds`]): the chu tokin counts as a
@@ -20,6 +20,7 @@ pub mod agent;
 pub mod imbalance;
 pub mod probe;
 pub mod report;
+pub mod searcher;
 pub mod stats;
 pub mod texel;
 
