@@ -511,6 +511,29 @@ pub fn check_engine(log: &Path, games: &[GameLine], cfg: &ImbalanceConfig) -> Re
     }
 }
 
+/// The games of the setups that the first move wins (in either colour order, see
+/// [`wins_at_once`]) left out: the same selection as [`ImbalanceConfig::safe_royals`] makes
+/// before playing (rejection sampling keeps the other setups' distribution), applied to a log
+/// played without it. Returns the games kept and how many setups were left out.
+pub fn drop_won_setups(
+    v: &Arc<Variant>,
+    games: Vec<GameLine>,
+) -> Result<(Vec<GameLine>, usize), String> {
+    let mut moves = MoveList::with_capacity(256);
+    let mut won: HashSet<(&str, usize)> = HashSet::new();
+    for g in &games {
+        let pos = Position::from_sfen(v, &g.sfen)
+            .map_err(|e| format!("game {}/{}: start position: {e}", g.setup, g.swap))?;
+        if wins_at_once(&pos, &mut moves) {
+            won.insert((g.agent.as_str(), g.setup));
+        }
+    }
+    let won: HashSet<(String, usize)> = won.into_iter().map(|(a, s)| (a.to_string(), s)).collect();
+    let n = won.len();
+    let kept = games.into_iter().filter(|g| !won.contains(&(g.agent.clone(), g.setup))).collect();
+    Ok((kept, n))
+}
+
 /// Games of `agent` (engine + setup rules) in a log.
 pub fn count_of(games: &[GameLine], agent: &str) -> usize {
     games.iter().filter(|g| g.agent == agent).count()
@@ -836,6 +859,45 @@ mod tests {
         }
         // the plain rules do draw such setups (about one in ten tenjiku setups: 14 of these 150)
         assert!(won > 0, "no setup of the plain rules was won by the first move");
+    }
+
+    #[test]
+    fn won_setups_leave_the_fit_with_both_their_games() {
+        let v = Variant::builtin("tenjiku").unwrap();
+        let kinds = Kinds::new(&v);
+        let rules = ImbalanceConfig { max_pawns: 12, min_promotions: 3, ..Default::default() };
+        let mut moves = MoveList::with_capacity(256);
+        let line = |setup: usize, swap: u8, pos: &Position| GameLine {
+            setup,
+            swap,
+            agent: rules.agent_id(),
+            seed: 0,
+            sfen: pos.to_sfen(),
+            diff: BTreeMap::new(),
+            result: 0.5,
+            plies: 1,
+            termination: "none".into(),
+            ms: 0,
+            moves: String::new(),
+        };
+        let (mut games, mut won) = (Vec::new(), 0);
+        for i in 0..60 {
+            let pair = make_setup(&v, &kinds, &rules, i);
+            won += pair.iter().any(|p| wins_at_once(p, &mut moves)) as usize;
+            games.extend(pair.iter().enumerate().map(|(swap, p)| line(i, swap as u8, p)));
+        }
+        assert!(won > 0);
+        let (kept, dropped) = drop_won_setups(&v, games.clone()).unwrap();
+        assert_eq!(dropped, won);
+        assert_eq!(kept.len(), games.len() - 2 * won);
+        for g in &kept {
+            let p = Position::from_sfen(&v, &g.sfen).unwrap();
+            assert!(!wins_at_once(&p, &mut moves));
+            assert_eq!(kept.iter().filter(|h| h.setup == g.setup).count(), 2);
+        }
+        games[3].sfen = "not a position".into();
+        let e = drop_won_setups(&v, games).unwrap_err();
+        assert!(e.starts_with("game 1/1: start position"), "{e}");
     }
 
     #[test]
