@@ -144,9 +144,15 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
     assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 8);
     // other engine settings on the same log are refused, naming the log
     let mut args = base.to_vec();
-    args.extend(["--games", "10", "--depth", "2"]);
+    args.extend(["--games", "10", "--depth", "2", "--budget-per-root-move"]);
     let (ok, text) = shogilab(&args);
     assert!(!ok && text.contains("shogi.jsonl"), "{text}");
+    // depth 2 with one node budget for all the root moves is refused before anything runs
+    let mut args = base.to_vec();
+    args.extend(["--games", "10", "--depth", "2"]);
+    let (ok, text) = shogilab(&args);
+    assert!(!ok && text.contains("--budget-per-root-move"), "{text}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 8);
     // no temporary files left behind
     assert!(files_in(&out).iter().all(|f| !f.ends_with(".tmp")), "{:?}", files_in(&out));
     let _ = std::fs::remove_dir_all(&out);
