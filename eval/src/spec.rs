@@ -157,12 +157,7 @@ pub fn parse_agent_spec(
             if !(1..=8).contains(&cfg.depth) {
                 return Err(bad(spec, format!("depth {} must be 1..8", cfg.depth)));
             }
-            if cfg.depth >= 2 && !cfg.root_budget {
-                return Err(bad(
-                    spec,
-                    "from depth 2 add `:each` (a node budget per root move; shared, it leaves the root moves searched after it runs out with the static evaluation)",
-                ));
-            }
+            cfg.check().map_err(|e| bad(spec, format!("{e}: add `:each`")))?;
             Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
         }
         "mcts" => {

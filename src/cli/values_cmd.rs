@@ -243,12 +243,6 @@ pub fn run(a: ValuesArgs) -> Result<()> {
     if !(0.0..=1.0).contains(&a.royal_drop) {
         bail!("--royal-drop {}: expected a chance between 0 and 1", a.royal_drop);
     }
-    if a.depth >= 2 && !a.budget_per_root_move {
-        bail!(
-            "--depth {}: add --budget-per-root-move (with one node budget shared by all the root moves, about a quarter of the moves of a depth-2 chu search get only the static evaluation)",
-            a.depth
-        );
-    }
     let cfg = ImbalanceConfig {
         depth: a.depth,
         root_budget: a.budget_per_root_move,
@@ -263,6 +257,7 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         seed: a.seed,
         ..ImbalanceConfig::default()
     };
+    cfg.check().map_err(|e| anyhow!("--depth {}: {e}: add --budget-per-root-move", a.depth))?;
     imbalance::check_engine(&log_path, &existing, &cfg).map_err(anyhow::Error::msg)?;
     // imbalance games
     let mut games = existing;
@@ -341,15 +336,12 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         let before = games.len();
         let (kept, setups) = imbalance::drop_won_setups(&v, games)
             .map_err(|e| anyhow!("{}: {e}", log_path.display()))?;
+        let left_out = before - kept.len();
         games = kept;
         dropped = format!(
-            "; left out (`--drop-won-setups`): {setups} setups, {} games, whose first move could take the last royal",
-            before - games.len()
+            "; left out (`--drop-won-setups`): {setups} setups, {left_out} games, whose first move could take the last royal"
         );
-        eprintln!(
-            "left out {setups} setups ({} games) won by the first move",
-            before - games.len()
-        );
+        eprintln!("left out {setups} setups ({left_out} games) won by the first move");
     }
     if !games.is_empty() {
         eprintln!("fitting {} imbalance games ({} bootstrap resamples)", games.len(), a.bootstrap);

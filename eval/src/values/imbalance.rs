@@ -106,6 +106,18 @@ impl ImbalanceConfig {
         )
     }
 
+    /// The engine settings that make no sense: depth 2 or more with one node budget shared by
+    /// all the root moves (see [`Self::root_budget`]).
+    pub fn check(&self) -> Result<(), String> {
+        if self.depth >= 2 && !self.root_budget {
+            return Err(format!(
+                "depth {} needs a node budget per root move (with one budget shared by all the root moves, about a quarter of the moves of a depth-2 chu search get only the static evaluation)",
+                self.depth
+            ));
+        }
+        Ok(())
+    }
+
     /// The setup rules alone (the defaults of the first logs keep their short form).
     pub fn setup_id(&self) -> String {
         let mut s = format!("rm{}p{}pr{}", self.max_removals, self.max_pawns, self.promote_prob);
@@ -528,10 +540,10 @@ pub fn drop_won_setups(
             won.insert((g.agent.as_str(), g.setup));
         }
     }
-    let won: HashSet<(String, usize)> = won.into_iter().map(|(a, s)| (a.to_string(), s)).collect();
+    let keep: Vec<bool> =
+        games.iter().map(|g| !won.contains(&(g.agent.as_str(), g.setup))).collect();
     let n = won.len();
-    let kept = games.into_iter().filter(|g| !won.contains(&(g.agent.clone(), g.setup))).collect();
-    Ok((kept, n))
+    Ok((games.into_iter().zip(keep).filter(|(_, k)| *k).map(|(g, _)| g).collect(), n))
 }
 
 /// Games of `agent` (engine + setup rules) in a log.

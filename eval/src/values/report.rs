@@ -276,6 +276,9 @@ pub fn games_to_exclude_zero(games: usize, e: &ValueEstimate, size: f64) -> f64 
 /// reference / kind's reference (logit). NaN without a reference or such kinds.
 pub fn reference_pawn_effect(m: &MethodResult, pawn: usize, input: &ReportInput) -> f64 {
     let rp = reference_at(input.reference, pawn);
+    if rp.is_nan() || rp <= 0.0 {
+        return f64::NAN;
+    }
     let mut implied: Vec<f64> = (0..m.effects.len())
         .filter(|&k| k != pawn && !input.kinds.royal[k])
         .filter_map(|k| {
@@ -284,9 +287,6 @@ pub fn reference_pawn_effect(m: &MethodResult, pawn: usize, input: &ReportInput)
             (r > 0.0 && x.is_finite()).then_some(x)
         })
         .collect();
-    if rp.is_nan() || rp <= 0.0 {
-        return f64::NAN;
-    }
     implied.sort_by(f64::total_cmp);
     quantile_sorted(&implied, 0.5)
 }

@@ -212,8 +212,9 @@ impl Searcher {
         best
     }
 
-    /// Pick a move: every legal move searched with a full window, plus jitter, minus the repeat
-    /// penalty for moves to a position in `seen`.
+    /// Pick a move: every legal move searched (with a full window, or with the root window of
+    /// [`ImbalanceConfig::root_budget`]), plus jitter, minus the repeat penalty for moves to a
+    /// position in `seen`.
     pub fn choose(
         &mut self,
         game: &Game,
