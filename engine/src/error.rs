@@ -1,5 +1,6 @@
 //! Error types of the engine. Every error names the input it came from and the fault.
 
+use crate::cell::Color;
 use thiserror::Error;
 
 /// Errors produced while loading, compiling or using a variant and its notations.
@@ -33,3 +34,24 @@ impl EngineError {
 }
 
 pub type Result<T> = std::result::Result<T, EngineError>;
+
+/// A position whose incremental state (piece lists, counters, hash) disagrees with its board:
+/// a fault of the engine, never of its input. Found by [`crate::Position::validate`].
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum ConsistencyError {
+    /// The piece list of `color` names `square`, which does not hold a piece of that colour.
+    #[error("piece list of {color:?} holds {square} without its piece")]
+    StalePieceList { color: Color, square: String },
+    /// The index kept for `square` does not point at its slot in the piece list.
+    #[error("piece index of {square} is {recorded}, its slot is {actual}")]
+    PieceIndex { square: String, recorded: u16, actual: usize },
+    /// The royal counter of `color` differs from the royals on the board.
+    #[error("royal count of {color:?} is {recorded}, the board has {counted}")]
+    RoyalCount { color: Color, recorded: u16, counted: u16 },
+    /// The board and the piece lists hold different numbers of pieces.
+    #[error("board holds {board} pieces, the piece lists {lists}")]
+    PieceCount { board: usize, lists: usize },
+    /// The incremental Zobrist hash differs from one computed from scratch.
+    #[error("incremental hash {incremental:#018x} differs from a fresh one {fresh:#018x}")]
+    Hash { incremental: u64, fresh: u64 },
+}

@@ -1,6 +1,7 @@
 //! A game: a position plus its history, and the variant's game-end rules: checkmate and
 //! stalemate, loss of every royal, bare king, repetition (with perpetual check or attacking
-//! side), impasse declaration, and an optional ply cap.
+//! side), impasse declaration, and an optional ply cap. A side without a royal piece (a
+//! tsume-shogi attacker) can be neither mated nor lose one; it still loses when it has no move.
 
 use crate::movegen::Convention;
 use crate::moves::{Move, MoveList};
@@ -295,13 +296,8 @@ impl Game {
         let no_moves = list.is_empty();
         self.legal = list;
         if !v.rules.check {
-            // Royal capture: the mover wins if the side to move has no royal left (even if the
-            // mover lost its own last royal on the same move).
-            if self.pos.royal_count(us) == 0 {
-                return Status::Win(them, Termination::RoyalCaptured);
-            }
-            if self.pos.royal_count(them) == 0 {
-                return Status::Win(us, Termination::RoyalCaptured);
+            if let Some(s) = self.royal_capture_status() {
+                return s;
             }
             if v.rules.bare_king {
                 if self.bared(us) {
@@ -333,6 +329,29 @@ impl Game {
             return Status::Draw(Termination::PlyLimit);
         }
         Status::Ongoing
+    }
+
+    /// Royal capture (variants without the check rule): a side loses when the last move
+    /// removed its last royal piece. The mover wins if the side to move lost its last royal,
+    /// even if the mover lost its own on the same move (burned). A side that has no royal
+    /// without having lost one on the last move (a tsume attacker) has nothing to lose.
+    fn royal_capture_status(&self) -> Option<Status> {
+        let last = &self.history.last()?.undo;
+        let types = &self.pos.v.types;
+        let lost = |c: Color| {
+            self.pos.royal_count(c) == 0
+                && last
+                    .removed()
+                    .any(|(_, cell)| cell_color(cell) == c && types[cell_type(cell) as usize].royal)
+        };
+        let us = self.pos.side_to_move();
+        if lost(us) {
+            Some(Status::Win(us.flip(), Termination::RoyalCaptured))
+        } else if lost(us.flip()) {
+            Some(Status::Win(us, Termination::RoyalCaptured))
+        } else {
+            None
+        }
     }
 
     fn repetition_status(&self) -> Option<Status> {
@@ -448,10 +467,14 @@ impl Game {
         true
     }
 
+    /// Each side has exactly one piece on the board, its king, and nothing in hand (a lone
+    /// king against a lone other piece is not this: a side without a king may still mate).
     fn only_kings(&self) -> bool {
         let pos = &self.pos;
         pos.pieces(Color::Black).len() == 1
             && pos.pieces(Color::White).len() == 1
+            && pos.royal_count(Color::Black) == 1
+            && pos.royal_count(Color::White) == 1
             && (0..pos.v.max_hand)
                 .all(|h| pos.hand(Color::Black, h) == 0 && pos.hand(Color::White, h) == 0)
     }

@@ -1,6 +1,7 @@
 //! shogilab-engine: a data-driven rules engine for shogi variants.
 //!
-//! Variants are TOML data ([`spec`], [`resolve`]) compiled into tables ([`variant`]). A
+//! Variants are TOML data ([`spec`], [`resolve`]) compiled into tables ([`variant`]) and
+//! loaded by name or path ([`load`]); [`cell`] holds the board vocabulary (colours, cells). A
 //! [`position::Position`] is a padded mailbox with piece lists; [`movegen`] generates legal
 //! moves into caller-owned lists; [`game::Game`] adds history and the game-end rules.
 //! Notation: [`sfen`] and [`usi`]. [`perft`] counts move trees.
@@ -16,8 +17,10 @@
 
 pub mod attack;
 pub mod betza;
+pub mod cell;
 pub mod error;
 pub mod game;
+pub mod load;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
@@ -29,7 +32,7 @@ pub mod spec;
 pub mod usi;
 pub mod variant;
 
-pub use error::{EngineError, Result};
+pub use error::{ConsistencyError, EngineError, Result};
 pub use game::{Game, Status, Termination};
 pub use movegen::Convention;
 pub use moves::{Move, MoveList};

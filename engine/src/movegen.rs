@@ -597,11 +597,14 @@ impl Position {
     }
 
     /// Keep only the moves that do not leave the own king attacked, and no pawn-drop mates.
+    /// A side without a king (a tsume-shogi attacker) has no king to leave attacked, but its
+    /// pawn drops still may not mate.
     fn filter_check_rule(&self, out: &mut MoveList, start: usize) {
         let us = self.side;
         let them = us.flip();
         let king = self.king[us.idx()];
         if king == 0 {
+            self.filter_drop_mate(out, start);
             return;
         }
         let in_check = self.attacked_by(king, them);

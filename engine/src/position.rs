@@ -2,10 +2,10 @@
 //! and `play`/`unplay` with an undo record (a move may capture several pieces: lion double
 //! captures, lion-dog triple captures, fire-demon burns).
 
+use crate::cell::{cell_color, cell_type, piece_cell, Cell, Color, TypeId, EMPTY, WALL};
+use crate::error::ConsistencyError;
 use crate::moves::Move;
-use crate::variant::{
-    cell_color, cell_type, piece_cell, Cell, Color, TypeId, Variant, EMPTY, WALL,
-};
+use crate::variant::Variant;
 use std::sync::Arc;
 
 /// Most pieces one move can remove: three stops plus eight burned neighbours plus the mover.
@@ -87,12 +87,6 @@ impl Position {
             ply: 1,
             nifu_files: [[0; 32]; 2],
         }
-    }
-
-    /// The start position of a variant.
-    pub fn start(v: &Arc<Variant>) -> Position {
-        Position::from_sfen(v, &v.spec.start.clone())
-            .unwrap_or_else(|_| Position::empty(Arc::clone(v)))
     }
 
     #[inline]
@@ -494,33 +488,36 @@ impl Position {
     }
 
     /// Check internal consistency (piece lists, counters, hash). For tests.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConsistencyError> {
         for c in [Color::Black, Color::White] {
             let ci = c.idx();
             let mut royals = 0;
             for (i, &s) in self.plist[ci].iter().enumerate() {
                 let cell = self.board[s as usize];
                 if cell == EMPTY || cell == WALL || cell_color(cell) != c {
-                    return Err(format!(
-                        "piece list of {c:?} holds {} without its piece",
-                        self.v.square_name(s)
-                    ));
+                    let square = self.v.square_name(s);
+                    return Err(ConsistencyError::StalePieceList { color: c, square });
                 }
-                if self.pindex[s as usize] as usize != i {
-                    return Err("piece index out of step".into());
+                let recorded = self.pindex[s as usize];
+                if recorded as usize != i {
+                    let square = self.v.square_name(s);
+                    return Err(ConsistencyError::PieceIndex { square, recorded, actual: i });
                 }
                 royals += self.v.types[cell_type(cell) as usize].royal as u16;
             }
             if royals != self.royals[ci] {
-                return Err("royal count out of step".into());
+                let recorded = self.royals[ci];
+                return Err(ConsistencyError::RoyalCount { color: c, recorded, counted: royals });
             }
         }
-        let n: usize = self.v.squares.iter().filter(|&&s| self.board[s as usize] != EMPTY).count();
-        if n != self.plist[0].len() + self.plist[1].len() {
-            return Err("board and piece lists disagree".into());
+        let board = self.v.squares.iter().filter(|&&s| self.board[s as usize] != EMPTY).count();
+        let lists = self.plist[0].len() + self.plist[1].len();
+        if board != lists {
+            return Err(ConsistencyError::PieceCount { board, lists });
         }
-        if self.compute_hash() != self.hash {
-            return Err("incremental hash differs from a fresh one".into());
+        let fresh = self.compute_hash();
+        if fresh != self.hash {
+            return Err(ConsistencyError::Hash { incremental: self.hash, fresh });
         }
         Ok(())
     }

@@ -4,7 +4,8 @@
 //!
 //! Fields: `<board> <side> <third> <move number>`. The third field holds the hands in variants
 //! with drops, the counter-strike square in chu (lion trading), and `-` otherwise. The move
-//! number may be omitted (1), and so may the third field.
+//! number may be omitted (1), and so may the third field. A side may have no royal piece
+//! (tsume-shogi problems); with the check rule a side may not have more than one.
 
 use crate::error::{EngineError, Result};
 use crate::position::Position;
@@ -17,11 +18,10 @@ impl Position {
         parse(Arc::clone(v), sfen)
     }
 
-    /// Parse during compilation (the variant is not yet in an `Arc`).
-    pub(crate) fn from_sfen_in(v: &Variant, sfen: &str) -> Result<()> {
-        // Compile-time check only: build a throwaway Arc of a shallow copy is not possible, so
-        // run the board-only checks that do not need one.
-        check_board(v, sfen).map(|_| ())
+    /// The start position of a variant. Every loaded variant's start SFEN parses
+    /// ([`Variant::compile`] checks it), so the empty board returned otherwise is never seen.
+    pub fn start(v: &Arc<Variant>) -> Position {
+        Position::from_sfen(v, &v.spec.start).unwrap_or_else(|_| Position::empty(Arc::clone(v)))
     }
 
     /// Write the position as SFEN.
@@ -226,21 +226,23 @@ fn check_board(v: &Variant, input: &str) -> Result<Vec<(i16, i16, u16)>> {
         }
     }
     if v.rules.check {
-        for c in [Color::Black, Color::White] {
-            let side = if c == Color::Black { "Black" } else { "White" };
-            match royals[c.idx()] {
-                1 => {}
-                0 => return Err(EngineError::sfen(input, format!("{side} has no king"))),
-                n => {
-                    return Err(EngineError::sfen(
-                        input,
-                        format!("{side} has {n} kings; {} allows one", v.name),
-                    ))
-                }
-            }
-        }
+        check_royal_counts(v, input, royals)?;
     }
     Ok(pieces)
+}
+
+/// The check rule needs at most one royal a side. A side without one is allowed (tsume-shogi
+/// problems give the attacker no king): it can never be in check or be mated.
+fn check_royal_counts(v: &Variant, input: &str, royals: [usize; 2]) -> Result<()> {
+    for c in [Color::Black, Color::White] {
+        let n = royals[c.idx()];
+        if n > 1 {
+            let side = if c == Color::Black { "Black" } else { "White" };
+            let msg = format!("{side} has {n} kings; {} allows at most one", v.name);
+            return Err(EngineError::sfen(input, msg));
+        }
+    }
+    Ok(())
 }
 
 fn parse(v: Arc<Variant>, input: &str) -> Result<Position> {

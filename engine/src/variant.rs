@@ -1,76 +1,16 @@
-//! `Variant::compile`: turns a resolved [`VariantSpec`] into immutable tables used by move
-//! generation: board geometry (padded mailbox), piece types (every kind, plus a distinct type
+//! The compiled variant: `Variant::compile_tables` turns a resolved [`VariantSpec`] into
+//! immutable tables used by move generation: board geometry (padded mailbox), piece types (every kind, plus a distinct type
 //! for each promoted side), per-colour move tables with mailbox deltas, attack tables, zones,
 //! "stuck" squares and Zobrist keys.
 
 use crate::betza::{self, Atom, Mode};
 use crate::error::{EngineError, Result};
-use crate::resolve;
 use crate::spec::VariantSpec;
 use std::collections::HashMap;
-use std::sync::Arc;
 
-/// Index of a piece type (kind + promoted flag) in [`Variant::types`].
-pub type TypeId = u16;
-
-/// Board cell encoding: `0` empty, [`WALL`] off-board, else a colour bit and a type id.
-pub type Cell = u16;
-pub const EMPTY: Cell = 0;
-pub const WALL: Cell = 0x8000;
-pub const TYPE_MASK: Cell = 0x1fff;
-
-/// The two sides. Black (sente) moves first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Color {
-    Black = 0,
-    White = 1,
-}
-
-impl Color {
-    #[inline]
-    pub fn flip(self) -> Color {
-        match self {
-            Color::Black => Color::White,
-            Color::White => Color::Black,
-        }
-    }
-    #[inline]
-    pub fn idx(self) -> usize {
-        self as usize
-    }
-    /// The cell bit marking a piece of this colour.
-    #[inline]
-    pub fn bit(self) -> Cell {
-        0x2000 << (self as u16)
-    }
-    pub fn from_idx(i: usize) -> Color {
-        if i == 0 {
-            Color::Black
-        } else {
-            Color::White
-        }
-    }
-}
-
-/// Make a cell for a piece.
-#[inline]
-pub fn piece_cell(c: Color, t: TypeId) -> Cell {
-    c.bit() | t
-}
-/// Type of an occupied cell.
-#[inline]
-pub fn cell_type(cell: Cell) -> TypeId {
-    cell & TYPE_MASK
-}
-/// Colour of an occupied cell.
-#[inline]
-pub fn cell_color(cell: Cell) -> Color {
-    if cell & 0x4000 != 0 {
-        Color::White
-    } else {
-        Color::Black
-    }
-}
+pub use crate::cell::{
+    cell_color, cell_type, piece_cell, Cell, Color, TypeId, EMPTY, TYPE_MASK, WALL,
+};
 
 /// A ride (step when `max == 1`): mailbox delta, squares closer than `min` are jumped.
 #[derive(Debug, Clone, Copy)]
@@ -256,38 +196,10 @@ fn token_for(code: &str) -> String {
 }
 
 impl Variant {
-    /// Load a built-in variant by name (`shogi`/`standard`, `chu`/`chushogi`, `tenjiku`, `tai`).
-    pub fn builtin(name: &str) -> Result<Arc<Variant>> {
-        Self::builtin_with(name, &[])
-    }
-
-    /// Load a built-in variant with options (`name=value` pairs).
-    pub fn builtin_with(name: &str, options: &[(String, String)]) -> Result<Arc<Variant>> {
-        let text =
-            resolve::builtin_text(name).ok_or_else(|| EngineError::UnknownVariant(name.into()))?;
-        let spec = resolve::resolve(&format!("built-in {name}"), text, options)?;
-        Ok(Arc::new(Self::compile(&format!("built-in {name}"), spec)?))
-    }
-
-    /// Load a variant by built-in name or from a TOML file path.
-    pub fn load(name_or_path: &str, options: &[(String, String)]) -> Result<Arc<Variant>> {
-        if resolve::builtin_name(name_or_path).is_some() {
-            return Self::builtin_with(name_or_path, options);
-        }
-        let path = std::path::Path::new(name_or_path);
-        if path.extension().and_then(|e| e.to_str()) == Some("toml") || path.exists() {
-            let text = std::fs::read_to_string(path).map_err(|e| EngineError::Spec {
-                origin: name_or_path.into(),
-                errors: vec![format!("cannot read file: {e}")],
-            })?;
-            let spec = resolve::resolve(name_or_path, &text, options)?;
-            return Ok(Arc::new(Self::compile(name_or_path, spec)?));
-        }
-        Err(EngineError::UnknownVariant(name_or_path.into()))
-    }
-
-    /// Compile a resolved spec; `source` names it in error messages. Every fault found is listed.
-    pub fn compile(source: &str, spec: VariantSpec) -> Result<Variant> {
+    /// Compile a resolved spec into tables; `source` names it in error messages. Every fault
+    /// found is listed. The start position is checked by [`Variant::compile`]
+    /// (`crate::load`), which needs a position and so cannot live here.
+    pub(crate) fn compile_tables(source: &str, spec: VariantSpec) -> Result<Variant> {
         let mut errors: Vec<String> = Vec::new();
         let files = spec.files;
         let ranks = spec.ranks;
@@ -662,7 +574,7 @@ impl Variant {
             (0..2 * max_hand.max(1) * (MAX_HAND_COUNT + 1)).map(|_| splitmix(&mut st)).collect();
         let zob_side = splitmix(&mut st);
         let zob_lion = (0..size).map(|_| splitmix(&mut st)).collect();
-        let v = Variant {
+        Ok(Variant {
             name: spec.name.clone(),
             files,
             ranks,
@@ -687,15 +599,7 @@ impl Variant {
             zob_lion,
             max_hand,
             spec,
-        };
-        // The start position must parse.
-        if let Err(e) = crate::position::Position::from_sfen_in(&v, &v.spec.start.clone()) {
-            return Err(EngineError::Spec {
-                origin: source.into(),
-                errors: vec![format!("start position: {e}")],
-            });
-        }
-        Ok(v)
+        })
     }
 
     /// Zobrist key of a piece on a square.

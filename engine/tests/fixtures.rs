@@ -133,3 +133,11 @@ fn lishogi_game_records_are_legal() {
     }
     assert!(plies > 2000, "{plies} plies");
 }
+
+/// Tsume-shogi positions (one side without a king): counts from cshogi and python-shogi,
+/// which agree on every number (`tests/data/tsume/reference_perft.py`).
+#[test]
+fn tsume_perft_matches_cshogi_and_python_shogi() {
+    let n = run_perft_file("shogi", "perft/shogi-tsume.perft", Convention::Distinct, 10_000_000);
+    assert!(n >= 25, "only {n} counts checked");
+}
