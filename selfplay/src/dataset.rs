@@ -200,25 +200,20 @@ fn list_series(name: &str, rows: Vec<Series>, inner: DataType) -> PolarsResult<S
     Ok(s)
 }
 
-/// Write a DataFrame to Parquet atomically (temporary name in the same folder, then rename).
+/// Write a DataFrame to Parquet atomically ([`shogilab_fsio::AtomicFile`]: a temporary file in
+/// the same folder, flushed to disk, then renamed into place).
 pub fn write_parquet(df: &mut DataFrame, path: &Path) -> Result<(), DatasetError> {
     let ps = path.display().to_string();
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| DatasetError::Io { path: ps.clone(), source: e })?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default(),
-        std::process::id()
-    ));
-    let f = std::fs::File::create(&tmp)
-        .map_err(|e| DatasetError::Io { path: tmp.display().to_string(), source: e })?;
-    let res = ParquetWriter::new(f).finish(df);
-    if let Err(e) = res {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(DatasetError::Polars { path: ps, source: e });
-    }
-    std::fs::rename(&tmp, path).map_err(|e| DatasetError::Io { path: ps, source: e })?;
-    Ok(())
+    let io = |e: shogilab_fsio::FsioError| match e {
+        shogilab_fsio::FsioError::Io { path, source } => {
+            DatasetError::Io { path: path.display().to_string(), source }
+        }
+    };
+    let mut file = shogilab_fsio::AtomicFile::create(path).map_err(io)?;
+    ParquetWriter::new(&mut file)
+        .finish(df)
+        .map_err(|e| DatasetError::Polars { path: ps, source: e })?;
+    file.commit().map_err(io)
 }
 
 /// Write one shard of games: `positions-<shard>.parquet` and `games-<shard>.parquet` in `dir`.
@@ -271,6 +266,14 @@ pub fn check_schema(path: &Path, schema: &Schema) -> Result<(), DatasetError> {
         }
     }
     Ok(())
+}
+
+/// The number of rows (positions) of a Parquet file, from its footer.
+pub fn count_rows(path: &Path) -> Result<usize, DatasetError> {
+    let ps = path.display().to_string();
+    let f =
+        std::fs::File::open(path).map_err(|e| DatasetError::Io { path: ps.clone(), source: e })?;
+    ParquetReader::new(f).num_rows().map_err(|e| DatasetError::Polars { path: ps, source: e })
 }
 
 /// Read the training columns of positions files (lazy scan, only the needed columns), checking

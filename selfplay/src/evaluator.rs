@@ -2,7 +2,7 @@
 //! move, for a whole batch at once) and the two built-in backends that need no network:
 //! `uniform` and `material`. The `tch` backend lives in the `train` crate.
 
-use crate::values::PieceValues;
+use crate::values::{PieceValues, ValueTableError};
 use shogilab_engine::{Move, Position};
 
 /// One position to evaluate, with its legal moves (in the order the policy must follow).
@@ -82,7 +82,7 @@ impl Material {
     pub fn from_name(
         variant: &std::sync::Arc<shogilab_engine::Variant>,
         name: &str,
-    ) -> Option<Result<Material, String>> {
+    ) -> Option<Result<Material, ValueTableError>> {
         if name == "material" {
             return Some(Ok(Material::new(PieceValues::mobility(variant.clone()))));
         }

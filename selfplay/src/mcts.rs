@@ -9,6 +9,7 @@
 //! simulation does not clone positions or allocate once the buffers have grown.
 
 use crate::evaluator::EvalOutput;
+use crate::invalid::InvalidSetting;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use shogilab_engine::variant::RepetitionRule;
@@ -48,19 +49,27 @@ impl Default for SearchConfig {
 }
 
 impl SearchConfig {
-    /// Check ranges; errors name the key.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Check ranges; the error names the key (`search.simulations`, ...).
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
         if self.simulations == 0 || self.simulations > 100_000 {
-            return Err(format!("search.simulations = {}: must be 1..100000", self.simulations));
+            return Err(InvalidSetting::new(
+                "search.simulations",
+                self.simulations,
+                "must be 1..100000",
+            ));
         }
         if self.gumbel_k < 1 || self.gumbel_k > 4096 {
-            return Err(format!("search.gumbel_k = {}: must be 1..4096", self.gumbel_k));
+            return Err(InvalidSetting::new("search.gumbel_k", self.gumbel_k, "must be 1..4096"));
         }
-        for (k, v) in
-            [("c_visit", self.c_visit), ("c_scale", self.c_scale), ("c_puct", self.c_puct)]
-        {
+        let non_negative = [
+            ("search.c_visit", self.c_visit),
+            ("search.c_scale", self.c_scale),
+            ("search.c_puct", self.c_puct),
+            ("search.fpu_reduction", self.fpu_reduction),
+        ];
+        for (k, v) in non_negative {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("search.{k} = {v}: must be a non-negative number"));
+                return Err(InvalidSetting::new(k, v, "must be a non-negative number"));
             }
         }
         Ok(())
@@ -257,6 +266,18 @@ impl Search {
     /// Root visits so far.
     pub fn simulations_done(&self) -> u32 {
         self.sims_done
+    }
+
+    /// Set the simulation budget of the search in progress to `total` (at least the simulations
+    /// done): a timed search raises it while time remains. Once the root is prepared, its
+    /// halving schedule is recomputed for the new total (the root actions' visits so far stay;
+    /// the selection falls back to the least visited action where they do not fit the new
+    /// schedule).
+    pub fn extend(&mut self, total: u32) {
+        self.cfg.simulations = total.max(self.sims_done).max(1);
+        if !self.considered.is_empty() {
+            self.schedule = halving_schedule(self.considered.len() as u32, self.cfg.simulations);
+        }
     }
 
     /// Run until a leaf needs an evaluation or the search is complete.

@@ -29,19 +29,49 @@ pub struct PieceValues {
     pub per_type: Vec<f32>,
 }
 
+/// Why a value table could not be used; each names the table.
+#[derive(Debug, thiserror::Error)]
+pub enum ValueTableError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not a value table (bad TOML, unknown or missing fields).
+    #[error("{origin}: {source}")]
+    Parse {
+        origin: String,
+        #[source]
+        source: Box<toml::de::Error>,
+    },
+    /// Piece types of the variant without a finite value.
+    #[error("{origin}: no value for {}", .missing.join(", "))]
+    Missing { origin: String, missing: Vec<String> },
+}
+
 impl PieceValues {
     /// Load a table; every piece type of the variant must have a value (by the name it moves as).
-    pub fn from_file(variant: Arc<Variant>, path: &std::path::Path) -> Result<PieceValues, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn from_file(
+        variant: Arc<Variant>,
+        path: &std::path::Path,
+    ) -> Result<PieceValues, ValueTableError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ValueTableError::Read { path: path.display().to_string(), source })?;
         Self::from_toml(variant, &text, &path.display().to_string())
     }
 
+    /// Read a table from TOML text; `origin` names it in errors.
     pub fn from_toml(
         variant: Arc<Variant>,
         text: &str,
         origin: &str,
-    ) -> Result<PieceValues, String> {
-        let f: ValueFile = toml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
+    ) -> Result<PieceValues, ValueTableError> {
+        let f: ValueFile = toml::from_str(text).map_err(|source| ValueTableError::Parse {
+            origin: origin.to_string(),
+            source: Box::new(source),
+        })?;
         let mut per_type = Vec::with_capacity(variant.types.len());
         let mut missing = Vec::new();
         for t in &variant.types {
@@ -53,7 +83,7 @@ impl PieceValues {
         }
         if !missing.is_empty() {
             missing.dedup();
-            return Err(format!("{origin}: no value for {}", missing.join(", ")));
+            return Err(ValueTableError::Missing { origin: origin.to_string(), missing });
         }
         Ok(PieceValues { source: f.source, variant, per_type })
     }

@@ -8,6 +8,7 @@
 //! not depend on scheduling.
 
 use crate::evaluator::{EvalOutput, EvalRequest, Evaluator};
+use crate::invalid::InvalidSetting;
 use crate::mcts::{Search, SearchConfig, Step};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use rayon::prelude::*;
@@ -50,26 +51,27 @@ impl Default for SelfplayConfig {
 }
 
 impl SelfplayConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    /// Check ranges; the error names the dotted key (`selfplay.concurrent`, ...).
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
         if self.concurrent == 0 || self.concurrent > 65536 {
-            return Err(format!("selfplay.concurrent = {}: must be 1..65536", self.concurrent));
+            return Err(InvalidSetting::new(
+                "selfplay.concurrent",
+                self.concurrent,
+                "must be 1..65536",
+            ));
         }
         if self.max_plies == 0 {
-            return Err("selfplay.max_plies must be at least 1".into());
+            return Err(InvalidSetting::new("selfplay.max_plies", 0, "must be at least 1"));
         }
         if !(-1.0..=0.0).contains(&self.resign_threshold) {
-            return Err(format!(
-                "selfplay.resign_threshold = {}: must be in [-1, 0]",
-                self.resign_threshold
-            ));
+            let t = self.resign_threshold;
+            return Err(InvalidSetting::new("selfplay.resign_threshold", t, "must be in [-1, 0]"));
         }
         if !(0.0..=1.0).contains(&self.no_resign_fraction) {
-            return Err(format!(
-                "selfplay.no_resign_fraction = {}: must be in [0, 1]",
-                self.no_resign_fraction
-            ));
+            let f = self.no_resign_fraction;
+            return Err(InvalidSetting::new("selfplay.no_resign_fraction", f, "must be in [0, 1]"));
         }
-        self.search.validate()
+        self.search.validate().map_err(|e| e.within("selfplay"))
     }
 }
 
