@@ -1,6 +1,11 @@
 //! The `Agent` trait: something that picks a move for the side to move of a [`Game`], plus the
 //! two agents that need no search: [`RandomAgent`] and [`GreedyAgent`] (both seeded, so a match
 //! is reproducible).
+//!
+//! Per-move limits ([`Limits`]: nodes, move time) are honoured only by agents that declare them
+//! ([`Agent::limit_support`]); [`check_limits`] refuses the others before a game starts, so that
+//! no result is recorded at a limit an agent did not play at. Random and greedy do not search:
+//! a match-wide limit is harmless for them, their own `@` limit is refused.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -53,6 +58,75 @@ pub enum AgentError {
     /// Something this agent cannot do (a variant, a start position).
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A per-move limit the agent cannot play at (refused before any game starts).
+    #[error("agent {agent:?} cannot play at {limit}: {reason}")]
+    Limit { agent: String, limit: String, reason: String },
+}
+
+/// How an agent treats one kind of per-move limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitUse {
+    /// The agent searches up to the limit: the limit changes how it plays.
+    Honoured,
+    /// The agent does not search and moves at once whatever the limit: a limit shared by a
+    /// match is harmless (it is never exceeded), but the agent's own `@` limit is refused,
+    /// since its name would then state a setting that has no effect.
+    NoSearch,
+    /// The agent cannot play at this kind of limit: refused.
+    Unsupported,
+}
+
+/// Which per-move limits an agent plays at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LimitSupport {
+    pub nodes: LimitUse,
+    pub movetime: LimitUse,
+}
+
+impl LimitSupport {
+    /// Every limit honoured.
+    pub const ALL: LimitSupport =
+        LimitSupport { nodes: LimitUse::Honoured, movetime: LimitUse::Honoured };
+    /// No limit can be honoured (the default of the trait: an agent must opt in).
+    pub const NONE: LimitSupport =
+        LimitSupport { nodes: LimitUse::Unsupported, movetime: LimitUse::Unsupported };
+    /// An agent without search.
+    pub const NO_SEARCH: LimitSupport =
+        LimitSupport { nodes: LimitUse::NoSearch, movetime: LimitUse::NoSearch };
+}
+
+/// Whether the limits come with the agent's own spec (`@...`) or are shared by a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitSource {
+    /// The agent's own `@nodes=N,movetime=MS`: part of its name.
+    Own,
+    /// The match's `--nodes`/`--movetime`, or a GUI's time control.
+    Match,
+}
+
+/// Refuse limits `agent` cannot play at, naming the agent and the limit.
+pub fn check_limits(
+    agent: &dyn Agent,
+    limits: &Limits,
+    source: LimitSource,
+) -> Result<(), AgentError> {
+    let support = agent.limit_support();
+    let given = [
+        ("nodes", limits.nodes.map(|n| format!("nodes={n}")), support.nodes),
+        ("movetime", limits.movetime_ms.map(|ms| format!("movetime={ms}")), support.movetime),
+    ];
+    for (kind, value, usage) in given {
+        let Some(value) = value else { continue };
+        let reason = match (usage, source) {
+            (LimitUse::Honoured, _) | (LimitUse::NoSearch, LimitSource::Match) => continue,
+            (LimitUse::NoSearch, LimitSource::Own) => format!(
+                "it does not search, so a {kind} limit would not change its play; leave it out"
+            ),
+            (LimitUse::Unsupported, _) => format!("it has no {kind} limit"),
+        };
+        return Err(AgentError::Limit { agent: agent.name(), limit: value, reason });
+    }
+    Ok(())
 }
 
 /// A player. `new_game` is called once before the first `choose` of every game.
@@ -63,6 +137,11 @@ pub trait Agent: Send {
     fn new_game(&mut self, game: &Game) -> Result<(), AgentError>;
     /// Pick a move for the side to move. The game is not over.
     fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError>;
+    /// The limits this agent plays at; by default none, so that an agent must declare each
+    /// limit it honours (see [`check_limits`]).
+    fn limit_support(&self) -> LimitSupport {
+        LimitSupport::NONE
+    }
 }
 
 /// The start position of a game and the moves played since (clones and rewinds the game).
@@ -98,6 +177,9 @@ impl Agent for RandomAgent {
             return Err(AgentError::NoLegalMove);
         }
         Ok(Choice::Move(legal[self.rng.gen_range(0..legal.len())]))
+    }
+    fn limit_support(&self) -> LimitSupport {
+        LimitSupport::NO_SEARCH
     }
 }
 
@@ -152,5 +234,8 @@ impl Agent for GreedyAgent {
             legal.to_vec()
         };
         Ok(Choice::Move(pool[self.rng.gen_range(0..pool.len())]))
+    }
+    fn limit_support(&self) -> LimitSupport {
+        LimitSupport::NO_SEARCH
     }
 }

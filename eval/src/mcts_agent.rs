@@ -1,41 +1,80 @@
 //! An agent around the self-play MCTS ([`Search`]) and any [`Evaluator`], without Gumbel noise
-//! (deterministic for a deterministic evaluator). Simulations come from `Limits::nodes`, or the
-//! agent's default.
+//! (deterministic for a deterministic evaluator with a node limit).
+//!
+//! Limits: `nodes` is the number of simulations per move, or with a move time their cap; a
+//! `movetime` searches until the time is spent (checked after every evaluation). Without
+//! limits the agent plays its own simulation count. The simulation count given at construction
+//! ([`MctsAgent::new`], `mcts:EVAL:SIMS`) also caps a timed search, so that a name such as
+//! `mcts:net.ot:64@movetime=500` says what the agent did; without one ([`MctsAgent::timed`],
+//! `mcts:EVAL`) a timed search stops at [`MAX_SIMULATIONS`].
 
-use crate::agent::{Agent, AgentError, Choice, Limits};
+use crate::agent::{Agent, AgentError, Choice, LimitSupport, Limits};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use shogilab_engine::{Game, Move};
 use shogilab_selfplay::mcts::Step;
-use shogilab_selfplay::{EvalOutput, EvalRequest, Evaluator, Search, SearchConfig};
+use shogilab_selfplay::{EvalOutput, EvalRequest, Evaluator, Search, SearchConfig, SearchResult};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Simulations per move when neither the agent nor the limits give a number.
+pub const DEFAULT_SIMULATIONS: u32 = 64;
+/// The most simulations of one move (a timed search stops here; the tree grows with it).
+pub const MAX_SIMULATIONS: u32 = 100_000;
+/// Simulations of the first timed move before the agent knows its speed.
+const FIRST_TIMED_BUDGET: u32 = 16;
 
 /// MCTS agent.
 pub struct MctsAgent {
     evaluator: Arc<dyn Evaluator>,
     cfg: SearchConfig,
+    /// The simulation count given at construction (also the cap of a timed search).
+    fixed: Option<u32>,
     search: Option<Search>,
     rng: SmallRng,
     name: String,
     out: Vec<EvalOutput>,
+    /// Simulations per second measured on the last timed move.
+    rate: Option<f64>,
+    last_simulations: u32,
+}
+
+/// How one move is searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Budget {
+    Simulations(u32),
+    Timed { cap: u32, time: Duration },
 }
 
 impl MctsAgent {
-    /// `simulations`: the default per move when the limits give no node count.
+    /// `simulations` per move (when the limits give no node count; the cap of a timed search).
     pub fn new(evaluator: Arc<dyn Evaluator>, simulations: u32, seed: u64) -> MctsAgent {
+        let sims = simulations.clamp(1, MAX_SIMULATIONS);
+        let mut a = MctsAgent::timed(evaluator, seed);
+        a.fixed = Some(sims);
+        a.name = format!("mcts:{}:{sims}", a.evaluator.id());
+        a
+    }
+
+    /// An agent without its own simulation count: [`DEFAULT_SIMULATIONS`] per move without
+    /// limits, up to [`MAX_SIMULATIONS`] in a timed search.
+    pub fn timed(evaluator: Arc<dyn Evaluator>, seed: u64) -> MctsAgent {
         let cfg = SearchConfig {
-            simulations: simulations.clamp(1, 100_000),
+            simulations: DEFAULT_SIMULATIONS,
             gumbel_noise: false,
             ..SearchConfig::default()
         };
-        let name = format!("mcts:{}:{}", evaluator.id(), cfg.simulations);
+        let name = format!("mcts:{}", evaluator.id());
         MctsAgent {
             evaluator,
             cfg,
+            fixed: None,
             search: None,
             rng: SmallRng::seed_from_u64(seed),
             name,
             out: Vec::new(),
+            rate: None,
+            last_simulations: 0,
         }
     }
 
@@ -44,6 +83,118 @@ impl MctsAgent {
         self.name = name;
         self
     }
+
+    /// Simulations of the last searched move.
+    pub fn last_simulations(&self) -> u32 {
+        self.last_simulations
+    }
+
+    fn budget(&self, limits: &Limits) -> Budget {
+        let count = limits.nodes.map(|n| n.clamp(1, MAX_SIMULATIONS as u64) as u32).or(self.fixed);
+        match limits.movetime_ms {
+            None => Budget::Simulations(count.unwrap_or(DEFAULT_SIMULATIONS)),
+            Some(ms) => Budget::Timed {
+                cap: count.unwrap_or(MAX_SIMULATIONS),
+                time: Duration::from_millis(ms),
+            },
+        }
+    }
+
+    /// Run the search until it completes its budget or, past `deadline` (after at least one
+    /// simulation), stops; `true` when it completed.
+    fn run(
+        &mut self,
+        search: &mut Search,
+        plies: u32,
+        deadline: Option<Instant>,
+    ) -> Result<bool, AgentError> {
+        while search.advance(&mut self.rng) == Step::NeedEval {
+            let req = EvalRequest {
+                pos: search.position(),
+                moves: &search.leaf_moves,
+                repetitions: 0,
+                plies,
+            };
+            self.evaluator.evaluate(std::slice::from_ref(&req), &mut self.out);
+            let e = self.out.first().ok_or_else(|| {
+                AgentError::Unsupported("the evaluator returned no output".into())
+            })?;
+            search.deliver(e);
+            if deadline.is_some_and(|d| Instant::now() >= d) && search.simulations_done() > 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// A timed search: budgets from the measured speed, raised while time remains, and a hard
+    /// stop at the deadline.
+    fn run_timed(
+        &mut self,
+        search: &mut Search,
+        plies: u32,
+        cap: u32,
+        time: Duration,
+    ) -> Result<(), AgentError> {
+        let t0 = Instant::now();
+        let deadline = t0 + time;
+        let guess = self.rate.map_or(FIRST_TIMED_BUDGET as f64, |r| r * time.as_secs_f64());
+        search.extend((guess as u32).clamp(1, cap));
+        loop {
+            let before = search.simulations_done();
+            let completed = self.run(search, plies, Some(deadline))?;
+            let (done, elapsed) = (search.simulations_done(), t0.elapsed());
+            // stopped by the clock, at the cap, or nothing left to search (a decided root)
+            if !completed || done >= cap || done == before {
+                break;
+            }
+            let Some(left) = time.checked_sub(elapsed) else { break };
+            let rate = done as f64 / elapsed.as_secs_f64().max(1e-6);
+            let more = (rate * left.as_secs_f64() * 0.9).max(1.0) as u32;
+            search.extend(done.saturating_add(more).min(cap));
+        }
+        let secs = t0.elapsed().as_secs_f64().max(1e-6);
+        self.rate = Some(search.simulations_done() as f64 / secs);
+        Ok(())
+    }
+
+    fn search(&mut self, game: &Game, limits: &Limits) -> Result<SearchResult, AgentError> {
+        let budget = self.budget(limits);
+        let mut search = self
+            .search
+            .take()
+            .unwrap_or_else(|| Search::new(self.cfg.clone(), game.position().clone()));
+        search.cfg = self.cfg.clone();
+        search.reset(game.position());
+        search.set_history(game.position_hashes());
+        let plies = game.plies() as u32;
+        let outcome = match budget {
+            Budget::Simulations(n) => {
+                search.extend(n);
+                self.run(&mut search, plies, None).map(|_| ())
+            }
+            Budget::Timed { cap, time } => self.run_timed(&mut search, plies, cap, time),
+        };
+        self.last_simulations = search.simulations_done();
+        let result = outcome.map(|()| search.result());
+        self.search = Some(search);
+        result
+    }
+}
+
+/// The search's move if the game allows it, else the allowed move with the highest policy
+/// (the tree does not know every repetition rule of the game).
+fn allowed_best(r: &SearchResult, legal: &[Move]) -> Move {
+    if legal.contains(&r.best) {
+        return r.best;
+    }
+    let mut best: Option<(f32, Move)> = None;
+    for (m, p) in r.moves.iter().zip(&r.policy) {
+        if legal.contains(m) && !matches!(best, Some((bp, _)) if *p <= bp) {
+            best = Some((*p, *m));
+        }
+    }
+    best.map(|b| b.1).unwrap_or(legal[0])
 }
 
 impl Agent for MctsAgent {
@@ -59,42 +210,13 @@ impl Agent for MctsAgent {
             return Err(AgentError::NoLegalMove);
         }
         if legal.len() == 1 {
+            self.last_simulations = 0;
             return Ok(Choice::Move(legal[0]));
         }
-        let mut cfg = self.cfg.clone();
-        if let Some(n) = limits.nodes {
-            cfg.simulations = n.clamp(1, 100_000) as u32;
-        }
-        let search =
-            self.search.get_or_insert_with(|| Search::new(cfg.clone(), game.position().clone()));
-        search.cfg = cfg;
-        search.reset(game.position());
-        search.set_history(game.position_hashes());
-        let plies = game.plies() as u32;
-        while search.advance(&mut self.rng) == Step::NeedEval {
-            let req = EvalRequest {
-                pos: search.position(),
-                moves: &search.leaf_moves,
-                repetitions: 0,
-                plies,
-            };
-            self.evaluator.evaluate(std::slice::from_ref(&req), &mut self.out);
-            let e = self.out.first().ok_or_else(|| {
-                AgentError::Unsupported("the evaluator returned no output".into())
-            })?;
-            search.deliver(e);
-        }
-        let r = search.result();
-        if legal.contains(&r.best) {
-            return Ok(Choice::Move(r.best));
-        }
-        // The tree does not know the game's repetition rule: take the best allowed move.
-        let mut best: Option<(f32, Move)> = None;
-        for (m, p) in r.moves.iter().zip(&r.policy) {
-            if legal.contains(m) && !matches!(best, Some((bp, _)) if *p <= bp) {
-                best = Some((*p, *m));
-            }
-        }
-        Ok(Choice::Move(best.map(|b| b.1).unwrap_or(legal[0])))
+        let r = self.search(game, limits)?;
+        Ok(Choice::Move(allowed_best(&r, legal)))
+    }
+    fn limit_support(&self) -> LimitSupport {
+        LimitSupport::ALL
     }
 }

@@ -2,7 +2,7 @@
 //! (crash, hang, protocol error, illegal or unparsable move, a false win claim) loses the game
 //! by forfeit, with the reason recorded.
 
-use crate::agent::{Agent, AgentError, Choice, Limits};
+use crate::agent::{check_limits, Agent, AgentError, Choice, LimitSource, Limits};
 use shogilab_engine::{Color, Game, Move, Position, Status, Termination};
 
 /// The outcome of one game.
@@ -70,6 +70,9 @@ pub fn side_name(c: Color) -> &'static str {
 pub enum PlayError {
     #[error("opening move {ply} is not legal here")]
     BadOpening { ply: usize },
+    /// An agent cannot play at the game's limits (refused before the game starts).
+    #[error(transparent)]
+    Limit(AgentError),
 }
 
 fn forfeit_termination(e: &AgentError) -> Termination {
@@ -81,6 +84,8 @@ fn forfeit_termination(e: &AgentError) -> Termination {
 
 /// Play one game: `agents[0]` has Black (moves first), `agents[1]` White. The opening moves are
 /// played first without asking the agents; `max_plies` (0 = none) caps the game as a draw.
+/// An agent that cannot play at `limits` ([`check_limits`]) is an error before anything is
+/// played.
 pub fn play_game(
     agents: [&mut dyn Agent; 2],
     start: Position,
@@ -90,6 +95,9 @@ pub fn play_game(
 ) -> Result<GameResult, PlayError> {
     let [a0, a1] = agents;
     let mut agents: [&mut dyn Agent; 2] = [a0, a1];
+    for a in &agents {
+        check_limits(&**a, limits, LimitSource::Match).map_err(PlayError::Limit)?;
+    }
     let start_sfen = start.to_sfen();
     let mut game = Game::new(start);
     let mut forfeit: Option<(Color, String)> = None;

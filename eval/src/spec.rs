@@ -6,20 +6,33 @@
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
 //! | `imbalance[:DEPTH][:each]` | the engine of `shogilab values`' imbalance games, depth 1 by default; `each`: a node budget per root move (required from depth 2) |
-//! | `mcts:EVAL[:SIMS]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default |
+//! | `mcts:EVAL[:SIMS]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS) |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
 //! Any spec may end in `@LIMITS`, the agent's own per-move limits (`nodes=N`, `movetime=MS`,
 //! comma-separated), which replace the match's `--nodes`/`--movetime` for that agent, so agents
 //! at different time or node limits share one gauntlet: `xboard:/usr/games/hachu@movetime=500`,
-//! `mcts:net.ot@nodes=128`. The limits become part of the agent's name.
+//! `mcts:net.ot@nodes=128`. The limits become part of the agent's name. An agent that cannot
+//! play at a limit refuses it here, naming the agent and the limit ([`check_limits`]):
+//!
+//! | agent | `nodes` | `movetime` |
+//! |---|---|---|
+//! | `random`, `greedy` | no search: refused in `@`, harmless from the match | the same |
+//! | `alphabeta` | node budget | iterative deepening stops at the deadline |
+//! | `imbalance` | refused (its budget is part of the engine) | refused |
+//! | `mcts` | simulations (a timed search's cap) | searches until the time is spent |
+//! | `usi` | `go nodes` | `go byoyomi` |
+//! | `xboard` | refused (the protocol has no node limit) | `st` |
 //!
 //! Piece values are derived from mobility ([`PieceValues::mobility`]).
 
-use crate::agent::{Agent, AgentError, Choice, GreedyAgent, Limits, RandomAgent};
+use crate::agent::{
+    check_limits, Agent, AgentError, Choice, GreedyAgent, LimitSource, LimitSupport, Limits,
+    RandomAgent,
+};
 use crate::alphabeta::AlphaBetaAgent;
-use crate::mcts_agent::MctsAgent;
+use crate::mcts_agent::{MctsAgent, MAX_SIMULATIONS};
 use crate::usi_client::{UsiAgent, UsiConfig};
 use crate::values::agent::ImbalanceAgent;
 use crate::values::imbalance::ImbalanceConfig;
@@ -50,7 +63,9 @@ pub struct WithLimits {
 }
 
 impl WithLimits {
-    pub fn new(inner: Box<dyn Agent>, limits: Limits) -> WithLimits {
+    /// `inner` at `limits`; refused when `inner` cannot play at them ([`check_limits`]).
+    pub fn new(inner: Box<dyn Agent>, limits: Limits) -> Result<WithLimits, AgentError> {
+        check_limits(inner.as_ref(), &limits, LimitSource::Own)?;
         let mut parts = Vec::new();
         if let Some(n) = limits.nodes {
             parts.push(format!("nodes={n}"));
@@ -59,7 +74,7 @@ impl WithLimits {
             parts.push(format!("movetime={ms}"));
         }
         let name = format!("{}@{}", inner.name(), parts.join(","));
-        WithLimits { inner, limits, name }
+        Ok(WithLimits { inner, limits, name })
     }
 }
 
@@ -74,6 +89,36 @@ impl Agent for WithLimits {
 
     fn choose(&mut self, game: &Game, _match_limits: &Limits) -> Result<Choice, AgentError> {
         self.inner.choose(game, &self.limits)
+    }
+
+    /// The match's limits are replaced by the agent's own, so any of them is accepted.
+    fn limit_support(&self) -> LimitSupport {
+        LimitSupport::ALL
+    }
+}
+
+/// The evaluator of `mcts:EVAL`.
+fn mcts_evaluator(
+    spec: &str,
+    ev: &str,
+    variant: &Arc<Variant>,
+    extra: ExtraEvaluators<'_>,
+) -> Result<Arc<dyn Evaluator>, AgentError> {
+    if ev == "uniform" {
+        return Ok(Arc::new(Uniform));
+    }
+    if let Some(m) = Material::from_name(variant, ev) {
+        return Ok(Arc::new(m.map_err(|e| bad(spec, e.to_string()))?));
+    }
+    match extra(ev) {
+        Some(loaded) => loaded.map_err(|e| bad(spec, e.to_string())),
+        None => Err(bad(
+            spec,
+            format!(
+                "unknown evaluator {ev:?} (uniform, material, material=TABLE.toml, or a \
+                 checkpoint)"
+            ),
+        )),
     }
 }
 
@@ -98,124 +143,161 @@ fn parse_limits(spec: &str, tail: &str) -> Result<Limits, AgentError> {
     Ok(limits)
 }
 
+/// Why an `extra` evaluator could not be loaded (a checkpoint's own error).
+pub type ExtraError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Evaluators beyond `uniform` and `material` for `mcts:NAME` (checkpoints): `None` for a name
+/// it does not know, else the evaluator or why it could not be loaded.
+pub type ExtraEvaluators<'a> = &'a dyn Fn(&str) -> Option<Result<Arc<dyn Evaluator>, ExtraError>>;
+
 /// Build an agent from a spec. `extra(name)` supplies evaluators beyond `uniform` and
 /// `material` (checkpoints) for `mcts:NAME`. A spec ending in `@LIMITS` gives an agent that
-/// plays at those limits ([`WithLimits`]).
+/// plays at those limits ([`WithLimits`]); limits the agent cannot play at are refused.
 pub fn parse_agent_spec(
     spec: &str,
     variant: &Arc<Variant>,
     seed: u64,
-    extra: &dyn Fn(&str) -> Option<Arc<dyn Evaluator>>,
+    extra: ExtraEvaluators<'_>,
 ) -> Result<Box<dyn Agent>, AgentError> {
     let spec = spec.trim();
     if let Some((base, tail)) = spec.rsplit_once('@') {
         let limits = parse_limits(spec, tail)?;
         let inner = parse_agent_spec(base, variant, seed, extra)?;
-        return Ok(Box::new(WithLimits::new(inner, limits)));
+        let limited = WithLimits::new(inner, limits).map_err(|e| match e {
+            AgentError::Limit { limit, reason, .. } => {
+                bad(spec, format!("cannot play at {limit}: {reason}"))
+            }
+            other => other,
+        })?;
+        return Ok(Box::new(limited));
     }
     let (kind, rest) = match spec.split_once(':') {
         Some((k, r)) => (k, Some(r)),
         None => (spec, None),
     };
+    let no_arguments = |agent: Box<dyn Agent>| match rest {
+        Some(_) => Err(bad(spec, format!("`{kind}` takes no arguments"))),
+        None => Ok(agent),
+    };
     match kind {
-        "random" => {
-            if rest.is_some() {
-                return Err(bad(spec, "`random` takes no arguments"));
-            }
-            Ok(Box::new(RandomAgent::new(seed)))
-        }
-        "greedy" => {
-            if rest.is_some() {
-                return Err(bad(spec, "`greedy` takes no arguments"));
-            }
-            Ok(Box::new(GreedyAgent::new(PieceValues::mobility(Arc::clone(variant)), seed)))
-        }
-        "alphabeta" | "ab" => {
-            let mut depth = 2u32;
-            let mut quiescence = true;
-            for part in rest.into_iter().flat_map(|r| r.split(':')) {
-                match part {
-                    "noq" => quiescence = false,
-                    "q" => quiescence = true,
-                    d => depth = parse_num(spec, "depth", d)?,
-                }
-            }
-            if !(1..=64).contains(&depth) {
-                return Err(bad(spec, format!("depth {depth} must be 1..64")));
-            }
-            let values = PieceValues::mobility(Arc::clone(variant));
-            Ok(Box::new(AlphaBetaAgent::new(values, depth, quiescence)))
-        }
-        "imbalance" => {
-            let mut cfg = ImbalanceConfig::default();
-            for part in rest.into_iter().flat_map(|r| r.split(':')) {
-                match part {
-                    "each" => cfg.root_budget = true,
-                    d => cfg.depth = parse_num(spec, "depth", d)?,
-                }
-            }
-            if !(1..=8).contains(&cfg.depth) {
-                return Err(bad(spec, format!("depth {} must be 1..8", cfg.depth)));
-            }
-            cfg.check().map_err(|e| bad(spec, format!("{e}: add `:each`")))?;
-            Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
-        }
-        "mcts" => {
-            let rest = rest.ok_or_else(|| bad(spec, "expected mcts:EVAL[:SIMS]"))?;
-            let (ev, sims) = match rest.rsplit_once(':') {
-                Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() => {
-                    (e, parse_num::<u32>(spec, "simulations", n)?)
-                }
-                _ => (rest, 64),
-            };
-            if !(1..=100_000).contains(&sims) {
-                return Err(bad(spec, format!("simulations {sims} must be 1..100000")));
-            }
-            let evaluator: Arc<dyn Evaluator> = if ev == "uniform" {
-                Arc::new(Uniform)
-            } else if let Some(m) = Material::from_name(variant, ev) {
-                Arc::new(m.map_err(|e| bad(spec, e))?)
-            } else {
-                extra(ev).ok_or_else(|| {
-                    bad(
-                        spec,
-                        format!("unknown evaluator {ev:?} (uniform, material, material=TABLE.toml, or a checkpoint)"),
-                    )
-                })?
-            };
-            Ok(Box::new(MctsAgent::new(evaluator, sims, seed).with_name(spec.to_string())))
-        }
-        "usi" => {
-            let rest =
-                rest.filter(|r| !r.is_empty()).ok_or_else(|| bad(spec, "expected usi:PATH"))?;
-            let mut parts = rest.split('|');
-            let path = parts.next().unwrap_or_default();
-            let mut cfg = UsiConfig::new(path);
-            for p in parts {
-                let (k, v) = p
-                    .split_once('=')
-                    .ok_or_else(|| bad(spec, format!("option {p:?}: expected NAME=VALUE")))?;
-                cfg.options.push((k.to_string(), v.to_string()));
-            }
-            Ok(Box::new(UsiAgent::new(cfg, Arc::clone(variant))))
-        }
-        "xboard" => {
-            let rest =
-                rest.filter(|r| !r.is_empty()).ok_or_else(|| bad(spec, "expected xboard:PATH"))?;
-            let mut parts = rest.split('|');
-            let path = parts.next().unwrap_or_default();
-            let mut cfg = XBoardConfig::new(path);
-            for p in parts {
-                match p.split_once('=') {
-                    Some(("sd", n)) => cfg.depth = Some(parse_num(spec, "sd", n)?),
-                    Some(("memory", n)) => cfg.memory_mb = parse_num(spec, "memory", n)?,
-                    _ => return Err(bad(spec, format!("unknown setting {p:?} (sd=N, memory=MB)"))),
-                }
-            }
-            Ok(Box::new(XBoardAgent::new(cfg, Arc::clone(variant))))
-        }
+        "random" => no_arguments(Box::new(RandomAgent::new(seed))),
+        "greedy" => no_arguments(Box::new(GreedyAgent::new(
+            PieceValues::mobility(Arc::clone(variant)),
+            seed,
+        ))),
+        "alphabeta" | "ab" => alphabeta(spec, rest, variant),
+        "imbalance" => imbalance(spec, rest, variant, seed),
+        "mcts" => mcts(spec, rest, variant, seed, extra),
+        "usi" => usi(spec, rest, variant),
+        "xboard" => xboard(spec, rest, variant),
         other => Err(bad(spec, format!("unknown agent {other:?}; expected {AGENT_SPEC_HELP}"))),
     }
+}
+
+/// `alphabeta[:DEPTH][:noq]`.
+fn alphabeta(
+    spec: &str,
+    rest: Option<&str>,
+    variant: &Arc<Variant>,
+) -> Result<Box<dyn Agent>, AgentError> {
+    let mut depth = 2u32;
+    let mut quiescence = true;
+    for part in rest.into_iter().flat_map(|r| r.split(':')) {
+        match part {
+            "noq" => quiescence = false,
+            "q" => quiescence = true,
+            d => depth = parse_num(spec, "depth", d)?,
+        }
+    }
+    if !(1..=64).contains(&depth) {
+        return Err(bad(spec, format!("depth {depth} must be 1..64")));
+    }
+    let values = PieceValues::mobility(Arc::clone(variant));
+    Ok(Box::new(AlphaBetaAgent::new(values, depth, quiescence)))
+}
+
+/// `imbalance[:DEPTH][:each]`.
+fn imbalance(
+    spec: &str,
+    rest: Option<&str>,
+    variant: &Arc<Variant>,
+    seed: u64,
+) -> Result<Box<dyn Agent>, AgentError> {
+    let mut cfg = ImbalanceConfig::default();
+    for part in rest.into_iter().flat_map(|r| r.split(':')) {
+        match part {
+            "each" => cfg.root_budget = true,
+            d => cfg.depth = parse_num(spec, "depth", d)?,
+        }
+    }
+    if !(1..=8).contains(&cfg.depth) {
+        return Err(bad(spec, format!("depth {} must be 1..8", cfg.depth)));
+    }
+    cfg.check().map_err(|e| bad(spec, format!("{e}: add `:each`")))?;
+    Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
+}
+
+/// `mcts:EVAL[:SIMS]`.
+fn mcts(
+    spec: &str,
+    rest: Option<&str>,
+    variant: &Arc<Variant>,
+    seed: u64,
+    extra: ExtraEvaluators<'_>,
+) -> Result<Box<dyn Agent>, AgentError> {
+    let rest = rest.ok_or_else(|| bad(spec, "expected mcts:EVAL[:SIMS]"))?;
+    let (ev, sims) = match rest.rsplit_once(':') {
+        Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() => {
+            (e, Some(parse_num::<u32>(spec, "simulations", n)?))
+        }
+        _ => (rest, None),
+    };
+    if let Some(n) = sims.filter(|n| !(1..=MAX_SIMULATIONS).contains(n)) {
+        return Err(bad(spec, format!("simulations {n} must be 1..{MAX_SIMULATIONS}")));
+    }
+    let evaluator = mcts_evaluator(spec, ev, variant, extra)?;
+    let agent = match sims {
+        Some(n) => MctsAgent::new(evaluator, n, seed),
+        None => MctsAgent::timed(evaluator, seed),
+    };
+    Ok(Box::new(agent.with_name(spec.to_string())))
+}
+
+/// `usi:PATH[|NAME=VALUE...]`.
+fn usi(
+    spec: &str,
+    rest: Option<&str>,
+    variant: &Arc<Variant>,
+) -> Result<Box<dyn Agent>, AgentError> {
+    let rest = rest.filter(|r| !r.is_empty()).ok_or_else(|| bad(spec, "expected usi:PATH"))?;
+    let mut parts = rest.split('|');
+    let mut cfg = UsiConfig::new(parts.next().unwrap_or_default());
+    for p in parts {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| bad(spec, format!("option {p:?}: expected NAME=VALUE")))?;
+        cfg.options.push((k.to_string(), v.to_string()));
+    }
+    Ok(Box::new(UsiAgent::new(cfg, Arc::clone(variant))))
+}
+
+/// `xboard:PATH[|sd=N][|memory=MB]`.
+fn xboard(
+    spec: &str,
+    rest: Option<&str>,
+    variant: &Arc<Variant>,
+) -> Result<Box<dyn Agent>, AgentError> {
+    let rest = rest.filter(|r| !r.is_empty()).ok_or_else(|| bad(spec, "expected xboard:PATH"))?;
+    let mut parts = rest.split('|');
+    let mut cfg = XBoardConfig::new(parts.next().unwrap_or_default());
+    for p in parts {
+        match p.split_once('=') {
+            Some(("sd", n)) => cfg.depth = Some(parse_num(spec, "sd", n)?),
+            Some(("memory", n)) => cfg.memory_mb = parse_num(spec, "memory", n)?,
+            _ => return Err(bad(spec, format!("unknown setting {p:?} (sd=N, memory=MB)"))),
+        }
+    }
+    Ok(Box::new(XBoardAgent::new(cfg, Arc::clone(variant))))
 }
 
 #[cfg(test)]
@@ -269,6 +351,9 @@ mod tests {
             self.0.lock().unwrap().push(*limits);
             game.legal().first().map(|&m| Choice::Move(m)).ok_or(AgentError::NoLegalMove)
         }
+        fn limit_support(&self) -> LimitSupport {
+            LimitSupport::ALL
+        }
     }
 
     #[test]
@@ -279,7 +364,7 @@ mod tests {
         assert_eq!(a.name(), "alphabeta:3@nodes=500,movetime=20");
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let own = Limits { nodes: Some(7), movetime_ms: None };
-        let mut w = WithLimits::new(Box::new(Recorder(seen.clone())), own);
+        let mut w = WithLimits::new(Box::new(Recorder(seen.clone())), own).unwrap();
         let game = Game::new(shogilab_engine::Position::start(&v));
         let match_limits = Limits { nodes: None, movetime_ms: Some(1000) };
         assert!(matches!(w.choose(&game, &match_limits), Ok(Choice::Move(_))));

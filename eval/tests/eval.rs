@@ -1,6 +1,6 @@
 //! Integration tests: games and matches between built-in agents, WinBoard notation, fake
 //! external engines that misbehave (forfeits within the timeout), and one short game against
-//! HaChu when `/usr/games/hachu` is installed.
+//! HaChu when `/usr/games/hachu` is installed (else a `SKIPPED` line, counted by scripts/test).
 
 use shogilab_engine::{Color, Game, Move, Position, Status, Variant};
 use shogilab_eval::agent::{Agent, Choice, Limits};
@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-fn none(_: &str) -> Option<Arc<dyn shogilab_selfplay::Evaluator>> {
+fn none(_: &str) -> Option<Result<Arc<dyn shogilab_selfplay::Evaluator>, shogilab_eval::ExtraError>> {
     None
 }
 
@@ -321,8 +321,7 @@ done"#,
 #[test]
 fn short_game_against_hachu() {
     let path = "/usr/games/hachu";
-    if !std::path::Path::new(path).exists() {
-        println!("note: {path} not installed (Debian package hachu); skipping the HaChu game");
+    if !shogilab_eval::engine_proc::installed_or_skip("short_game_against_hachu", path, "hachu") {
         return;
     }
     let v = Variant::builtin("chu").unwrap();

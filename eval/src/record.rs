@@ -1,0 +1,181 @@
+//! A match written to a folder and read back as data: `games.txt` (one `replay` line per
+//! game), `games.jsonl` (one JSON object per game), `games.log` (one line per game for people),
+//! `match.json` (the [`MatchRecord`]) and `match.md`, each file written atomically. Programs
+//! read `match.json` ([`read_match_record`]); `match.md` is for people.
+
+use crate::play::side_name;
+use crate::r#match::{GameRecord, MatchResult};
+use serde::{Deserialize, Serialize};
+use shogilab_fsio::{write_atomic, FsioError};
+use std::path::{Path, PathBuf};
+
+/// Why a match folder could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error(transparent)]
+    Write(#[from] FsioError),
+    #[error("reading {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a match record: {source}")]
+    Parse {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// The sequential test's state when a match stopped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SprtRecord {
+    pub llr: f64,
+    pub lower: f64,
+    pub upper: f64,
+    pub decision: String,
+}
+
+/// The result of a match as data, from agent `a`'s side (what `match.json` holds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchRecord {
+    pub a: String,
+    pub b: String,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Games played (fewer than asked when the SPRT stopped the match).
+    pub games: u64,
+    pub score: f64,
+    pub score_ci95: [f64; 2],
+    pub elo: f64,
+    pub elo_ci95: [f64; 2],
+    /// Games lost by forfeit (crash, timeout, illegal move), either side.
+    pub forfeits: usize,
+    pub sprt: Option<SprtRecord>,
+}
+
+impl MatchRecord {
+    /// The record of a finished match.
+    pub fn of(r: &MatchResult) -> MatchRecord {
+        let s = &r.summary;
+        MatchRecord {
+            a: r.a.clone(),
+            b: r.b.clone(),
+            wins: r.wins,
+            draws: r.draws,
+            losses: r.losses,
+            games: s.games,
+            score: s.score,
+            score_ci95: [s.score_ci.0, s.score_ci.1],
+            elo: s.elo,
+            elo_ci95: [s.elo_ci.0, s.elo_ci.1],
+            forfeits: r.forfeits(),
+            sprt: r.sprt.map(|t| SprtRecord {
+                llr: t.llr,
+                lower: t.lower,
+                upper: t.upper,
+                decision: t.decision.as_str().to_string(),
+            }),
+        }
+    }
+
+    /// One line for people: `+W =D -L (N games), score S [lo, hi], Elo E [lo, hi]`.
+    pub fn summary_line(&self) -> String {
+        let [sl, sh] = self.score_ci95;
+        let [el, eh] = self.elo_ci95;
+        let mut s = format!(
+            "+{} ={} -{} ({} games), score {:.3} [{sl:.3}, {sh:.3}], Elo {:+.1} [{el:+.1}, {eh:+.1}]",
+            self.wins, self.draws, self.losses, self.games, self.score, self.elo
+        );
+        if self.forfeits > 0 {
+            s.push_str(&format!(", {} forfeits", self.forfeits));
+        }
+        if let Some(t) = &self.sprt {
+            s.push_str(&format!(", SPRT LLR {:.2} {}", t.llr, t.decision));
+        }
+        s
+    }
+}
+
+/// One game as a JSON object (`pair`: the agents' indices in a gauntlet).
+pub fn game_json(g: &GameRecord, pair: Option<(usize, usize)>) -> serde_json::Value {
+    let r = &g.result;
+    serde_json::json!({
+        "pair": pair,
+        "index": g.index,
+        "opening": g.opening,
+        "black": g.black,
+        "white": g.white,
+        "result": r.result_str(),
+        "termination": r.status.termination().map(|t| t.as_str()),
+        "plies": r.plies,
+        "opening_plies": r.opening_plies,
+        "forfeit": r.forfeit.as_ref().map(|(c, why)| serde_json::json!({
+            "side": side_name(*c), "reason": why })),
+        "line": r.replay_line(),
+    })
+}
+
+/// One game as a line for people: `game   3: A (black) vs B (white): ... in N plies`.
+pub fn game_line(g: &GameRecord) -> String {
+    format!(
+        "game {:>3}: {} (black) vs {} (white): {} in {} plies",
+        g.index + 1,
+        g.black,
+        g.white,
+        g.result.describe(),
+        g.result.plies
+    )
+}
+
+fn markdown(r: &MatchRecord, variant: &str) -> String {
+    let [sl, sh] = r.score_ci95;
+    let [el, eh] = r.elo_ci95;
+    format!(
+        "# {} vs {} ({variant})\n\n{}\n\n| W | D | L | score | 95% CI | Elo | 95% CI |\n\
+         |---:|---:|---:|---:|---|---:|---|\n\
+         | {} | {} | {} | {:.3} | [{sl:.3}, {sh:.3}] | {:+.1} | [{el:+.1}, {eh:+.1}] |\n",
+        r.a,
+        r.b,
+        r.summary_line(),
+        r.wins,
+        r.draws,
+        r.losses,
+        r.score,
+        r.elo
+    )
+}
+
+/// Write a match's folder (see the module documentation); `match.json` is written last, so its
+/// presence marks the match complete.
+pub fn write_match_dir(
+    dir: &Path,
+    r: &MatchResult,
+    variant: &str,
+) -> Result<MatchRecord, RecordError> {
+    let record = MatchRecord::of(r);
+    let lines: String = r.games.iter().map(|g| g.result.replay_line() + "\n").collect();
+    write_atomic(&dir.join("games.txt"), lines.as_bytes())?;
+    let jl: String = r.games.iter().map(|g| game_json(g, None).to_string() + "\n").collect();
+    write_atomic(&dir.join("games.jsonl"), jl.as_bytes())?;
+    let log: String = r.games.iter().map(|g| game_line(g) + "\n").collect();
+    write_atomic(&dir.join("games.log"), log.as_bytes())?;
+    write_atomic(&dir.join("match.md"), markdown(&record, variant).as_bytes())?;
+    let json = serde_json::to_string_pretty(&record)
+        .map_err(|source| RecordError::Parse { path: dir.join("match.json"), source })?;
+    write_atomic(&dir.join("match.json"), json.as_bytes())?;
+    Ok(record)
+}
+
+/// Read `dir/match.json` back; `Ok(None)` when the folder holds no finished match.
+pub fn read_match_record(dir: &Path) -> Result<Option<MatchRecord>, RecordError> {
+    let path = dir.join("match.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(RecordError::Read { path, source }),
+    };
+    serde_json::from_str(&text).map(Some).map_err(|source| RecordError::Parse { path, source })
+}
