@@ -1,0 +1,229 @@
+//! The generation loop: generations of self-play -> training -> evaluation of the new network
+//! against the previous one, in one run directory. Every stage writes its outputs atomically and
+//! is skipped when they exist, so running the same configuration again continues where it
+//! stopped; a run directory whose `run.toml` records other settings is refused (only
+//! `generations` may grow).
+//!
+//! Layout: `selfplay/gen-G/` (Parquet shards), `models/gen-G.ot` (+ `.json`, `.csv`, `.png`),
+//! `eval/gen-G/` (the match against the previous generation: `match.json` is read back as data,
+//! `games.log` has a line per game), `run.toml`, `loss.png` (training loss over all
+//! generations), `report.md`.
+
+use crate::config::PipelineConfig;
+use crate::error::PipelineError;
+use crate::evaluate::{run_evaluation, EvalJob};
+use crate::selfplay::{run_selfplay, SelfplayJob, SelfplaySummary};
+use crate::settings::diff_tables;
+use crate::train::{loss_chart, run_train, TrainJob, TrainSummary};
+use shogilab_engine::Variant;
+use shogilab_eval::record::MatchRecord;
+use shogilab_fsio::write_atomic;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What one generation did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerationReport {
+    pub generation: u32,
+    /// The self-play evaluator: `uniform` or the previous checkpoint.
+    pub selfplay_evaluator: String,
+    pub selfplay: SelfplaySummary,
+    /// The checkpoint this generation trained.
+    pub model: PathBuf,
+    /// `None` when the checkpoint existed already (a continued run).
+    pub train: Option<TrainSummary>,
+    /// The new network against the previous one; `None` when `eval.games` is 0.
+    pub eval: Option<MatchRecord>,
+}
+
+/// What a pipeline run holds after [`run_pipeline`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipelineReport {
+    pub variant: String,
+    pub generations: Vec<GenerationReport>,
+}
+
+impl PipelineReport {
+    /// The report as Markdown (`report.md`).
+    pub fn markdown(&self) -> String {
+        let mut md = format!(
+            "# Pipeline run: {}\n\n| generation | self-play evaluator | games | positions | new \
+             model | vs previous: W/D/L | score [95% CI] | Elo [95% CI] |\n\
+             |---|---|---:|---:|---|---|---|---|\n",
+            self.variant
+        );
+        for g in &self.generations {
+            let (wdl, score, elo) = match &g.eval {
+                Some(e) => (
+                    format!("+{} ={} -{}", e.wins, e.draws, e.losses),
+                    format!("{:.3} [{:.3}, {:.3}]", e.score, e.score_ci95[0], e.score_ci95[1]),
+                    format!("{:+.1} [{:+.1}, {:+.1}]", e.elo, e.elo_ci95[0], e.elo_ci95[1]),
+                ),
+                None => ("not evaluated".into(), String::new(), String::new()),
+            };
+            md.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {wdl} | {score} | {elo} |\n",
+                g.generation,
+                g.selfplay_evaluator,
+                g.selfplay.games,
+                g.selfplay.positions,
+                g.model.display()
+            ));
+        }
+        md.push_str("\nTraining loss over all generations: loss.png. Settings: run.toml.\n");
+        md
+    }
+}
+
+/// The resolved settings of a run, as `run.toml` records them.
+fn run_toml(
+    variant: &str,
+    options: &[String],
+    cfg: &PipelineConfig,
+) -> Result<String, PipelineError> {
+    let body = cfg.to_toml().map_err(|e| PipelineError::BadRecord {
+        path: PathBuf::from("run.toml"),
+        reason: e.to_string(),
+    })?;
+    Ok(format!(
+        "# shogilab pipeline: the fully resolved settings of this run (re-running with other\n\
+         # settings is refused, except a larger `generations`).\n\
+         variant = {variant:?}\noptions = {options:?}\n\n{body}"
+    ))
+}
+
+/// Refuse to continue a run that was started with different settings.
+fn check_resume(path: &Path, fresh: &str) -> Result<(), PipelineError> {
+    let Ok(old) = std::fs::read_to_string(path) else { return Ok(()) };
+    let parse = |t: &str| -> Result<toml::Table, PipelineError> {
+        toml::from_str(t).map_err(|e| PipelineError::BadRecord {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
+    };
+    let diffs = diff_tables(&parse(&old)?, &parse(fresh)?, &["generations"]);
+    if diffs.is_empty() {
+        return Ok(());
+    }
+    Err(PipelineError::SettingsDiffer {
+        path: path.to_path_buf(),
+        diffs,
+        hint: "continue with the same settings (only `generations` may grow) or choose a new --out",
+    })
+}
+
+/// Paths of a run directory.
+struct Layout<'a>(&'a Path);
+
+impl Layout<'_> {
+    fn model(&self, g: u32) -> PathBuf {
+        self.0.join(format!("models/gen-{g:04}.ot"))
+    }
+    fn selfplay(&self, g: u32) -> PathBuf {
+        self.0.join(format!("selfplay/gen-{g:04}"))
+    }
+    fn eval(&self, g: u32) -> PathBuf {
+        self.0.join(format!("eval/gen-{g:04}"))
+    }
+}
+
+/// Run (or continue) a pipeline in `run_dir`. `options` are the variant options as given
+/// (`NAME=VALUE`), recorded in `run.toml`.
+pub fn run_pipeline(
+    v: &Arc<Variant>,
+    options: &[String],
+    cfg: &PipelineConfig,
+    run_dir: &Path,
+) -> Result<PipelineReport, PipelineError> {
+    std::fs::create_dir_all(run_dir).map_err(PipelineError::io(run_dir))?;
+    let settings = run_toml(&v.name, options, cfg)?;
+    check_resume(&run_dir.join("run.toml"), &settings)?;
+    write_atomic(&run_dir.join("run.toml"), settings.as_bytes())?;
+    let mut report = PipelineReport { variant: v.name.clone(), generations: Vec::new() };
+    for g in 0..cfg.generations {
+        report.generations.push(generation(v, cfg, run_dir, g)?);
+    }
+    write_atomic(&run_dir.join("report.md"), report.markdown().as_bytes())?;
+    Ok(report)
+}
+
+/// One generation: self-play with the latest network, training of the next, evaluation.
+fn generation(
+    v: &Arc<Variant>,
+    cfg: &PipelineConfig,
+    run_dir: &Path,
+    g: u32,
+) -> Result<GenerationReport, PipelineError> {
+    let at = Layout(run_dir);
+    let evaluator = if g == 0 { "uniform".to_string() } else { at.model(g).display().to_string() };
+    eprintln!("== generation {g}: self-play with {evaluator}");
+    let selfplay = run_selfplay(
+        v,
+        &SelfplayJob {
+            out: at.selfplay(g),
+            games: cfg.games,
+            shard_games: cfg.shard_games,
+            seed: cfg.seed.wrapping_add(g as u64 * 1_000_003),
+            evaluator: evaluator.clone(),
+            generation: g,
+            cfg: cfg.selfplay.clone(),
+        },
+    )?;
+    let next = at.model(g + 1);
+    let mut train = None;
+    if !next.exists() {
+        eprintln!("== generation {g}: training {}", next.display());
+        let first = (g + 1).saturating_sub(cfg.train.window);
+        let job = TrainJob {
+            data: (first..=g).map(|k| at.selfplay(k)).collect(),
+            out: next.clone(),
+            init: (g > 0).then(|| at.model(g)),
+            preset: cfg.preset.clone(),
+            steps: cfg.steps,
+            seed: cfg.seed.wrapping_add(g as u64),
+            cfg: cfg.train.clone(),
+        };
+        train = Some(run_train(v, &job)?);
+    }
+    let csvs: Vec<PathBuf> = (1..=g + 1).map(|k| at.model(k).with_extension("csv")).collect();
+    loss_chart(&csvs, &run_dir.join("loss.png"))?;
+    let eval = (cfg.eval.games > 0).then(|| evaluate(v, cfg, &at, g, &evaluator)).transpose()?;
+    Ok(GenerationReport {
+        generation: g,
+        selfplay_evaluator: evaluator,
+        selfplay,
+        model: next,
+        train,
+        eval,
+    })
+}
+
+/// The new network of generation `g` against the previous one (`uniform` for the first),
+/// reported in one line; the games go to `eval/gen-G/`.
+fn evaluate(
+    v: &Arc<Variant>,
+    cfg: &PipelineConfig,
+    at: &Layout<'_>,
+    g: u32,
+    prev: &str,
+) -> Result<MatchRecord, PipelineError> {
+    let sims = cfg.eval_simulations();
+    let out = at.eval(g + 1);
+    let job = EvalJob {
+        a: format!("mcts:{}:{sims}", at.model(g + 1).display()),
+        b: format!("mcts:{prev}:{sims}"),
+        games: cfg.eval.games,
+        max_plies: cfg.selfplay.max_plies,
+        opening_plies: cfg.eval.opening_plies,
+        seed: cfg.seed,
+        out: out.clone(),
+    };
+    eprintln!("== generation {g}: new network against {prev}");
+    let r = run_evaluation(v, &job)?;
+    eprintln!(
+        "== generation {g}: {} (games: {})",
+        r.summary_line(),
+        out.join("games.log").display()
+    );
+    Ok(r)
+}

@@ -1,0 +1,228 @@
+//! The training stage: a network trained on self-play shards, written as a checkpoint (`.ot`
+//! with its `.json` sidecar) with a metrics CSV and a loss chart (PNG) beside it. The
+//! checkpoint is written last, so its presence marks the stage complete.
+
+use crate::error::PipelineError;
+use indicatif::{ProgressBar, ProgressStyle};
+use shogilab_engine::Variant;
+use shogilab_fsio::write_atomic;
+use shogilab_plot::{Labels, Series};
+use shogilab_selfplay::dataset;
+use shogilab_selfplay::encode::Encoder;
+use shogilab_train::checkpoint::{self, CheckpointMeta};
+use shogilab_train::trainer::{decode, Example, StepMetrics, TrainConfig, Trainer};
+use shogilab_train::{Net, NetConfig};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+use tch::nn;
+
+/// One training job: what `shogilab train` runs, and what the pipeline runs per generation.
+#[derive(Debug, Clone)]
+pub struct TrainJob {
+    /// Folders (or files) of `positions-*.parquet` shards.
+    pub data: Vec<PathBuf>,
+    /// The checkpoint to write (`.ot`).
+    pub out: PathBuf,
+    /// Continue from this checkpoint instead of a fresh network.
+    pub init: Option<PathBuf>,
+    /// Network preset of a fresh network.
+    pub preset: String,
+    pub steps: u64,
+    pub seed: u64,
+    pub cfg: TrainConfig,
+}
+
+/// What a training stage wrote and how the training went.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainSummary {
+    pub checkpoint: PathBuf,
+    pub metrics_csv: PathBuf,
+    pub chart: PathBuf,
+    /// Steps of this stage, and of the network in total (with its `--init` history).
+    pub steps: u64,
+    pub total_steps: u64,
+    pub positions: usize,
+    pub files: usize,
+    /// Losses of the last step.
+    pub last: Losses,
+    pub samples_per_second: f64,
+    pub device: String,
+}
+
+/// Losses of one step.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Losses {
+    pub policy: f64,
+    pub value: f64,
+    pub total: f64,
+}
+
+/// The `positions-*.parquet` files of folders (sorted) and of files given directly.
+pub fn shard_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, PipelineError> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut fs: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(PipelineError::io(p))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("positions-") && n.ends_with(".parquet"))
+                })
+                .collect();
+            fs.sort();
+            files.extend(fs);
+        } else if p.exists() {
+            files.push(p.clone());
+        } else {
+            let e = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or folder");
+            return Err(PipelineError::io(p)(e));
+        }
+    }
+    if files.is_empty() {
+        return Err(PipelineError::Empty(format!("no positions-*.parquet files under {paths:?}")));
+    }
+    Ok(files)
+}
+
+/// The network to train: from `init`, or a fresh one of the preset. Returns the steps it had.
+fn network(
+    job: &TrainJob,
+    enc: &Encoder,
+    device: tch::Device,
+) -> Result<(nn::VarStore, Net, NetConfig, u64), PipelineError> {
+    if let Some(p) = &job.init {
+        let (vs, net, meta) = checkpoint::load(p, enc, device)?;
+        return Ok((vs, net, meta.net.clone(), meta.steps));
+    }
+    let nc = NetConfig::preset(&job.preset).ok_or_else(|| PipelineError::Train {
+        out: job.out.clone(),
+        reason: format!("--preset {:?}: expected tiny, small, medium or large", job.preset),
+    })?;
+    let vs = nn::VarStore::new(device);
+    let net = Net::new(&vs.root(), enc, &nc);
+    Ok((vs, net, nc, 0))
+}
+
+fn check_job(job: &TrainJob) -> Result<(), PipelineError> {
+    let refuse = |reason: String| PipelineError::Train { out: job.out.clone(), reason };
+    job.cfg.validate().map_err(refuse)?;
+    if job.steps == 0 {
+        return Err(refuse("--steps must be at least 1".into()));
+    }
+    Ok(())
+}
+
+/// What the optimisation steps produced: the metrics CSV text, the last losses and the speed.
+struct StepsRun {
+    csv: String,
+    last: Losses,
+    samples_per_second: f64,
+}
+
+/// Run the job's steps with a progress bar; steps are numbered after the network's `steps0`.
+fn train_steps(t: &mut Trainer, examples: &[Example], job: &TrainJob, steps0: u64) -> StepsRun {
+    let bar = ProgressBar::new(job.steps);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} steps {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut csv = String::from("step,policy_loss,value_loss,total_loss,samples_per_second\n");
+    let t0 = Instant::now();
+    let (mut seen, mut last) = (0usize, Losses::default());
+    t.train(examples, job.steps, job.seed, |s, m: &StepMetrics| {
+        seen += m.samples;
+        let sps = seen as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+        last = Losses { policy: m.policy_loss, value: m.value_loss, total: m.total_loss };
+        csv.push_str(&format!(
+            "{},{:.5},{:.5},{:.5},{sps:.1}\n",
+            steps0 + s + 1,
+            m.policy_loss,
+            m.value_loss,
+            m.total_loss
+        ));
+        bar.inc(1);
+        bar.set_message(format!(
+            "loss {:.3} (policy {:.3}, value {:.3}), {sps:.0} samples/s",
+            m.total_loss, m.policy_loss, m.value_loss
+        ));
+    });
+    bar.finish_and_clear();
+    StepsRun { csv, last, samples_per_second: seen as f64 / t0.elapsed().as_secs_f64().max(1e-9) }
+}
+
+/// Train, then write the metrics CSV, its loss chart and the checkpoint (last).
+pub fn run_train(v: &Arc<Variant>, job: &TrainJob) -> Result<TrainSummary, PipelineError> {
+    check_job(job)?;
+    let enc = Encoder::new(v.clone());
+    let files = shard_files(&job.data)?;
+    let samples = dataset::read_samples(&files, &v.name)?;
+    let examples = decode(&enc, &samples)
+        .map_err(|reason| PipelineError::Train { out: job.out.clone(), reason })?;
+    if examples.is_empty() {
+        let reason = format!("no trainable positions in {} file(s)", files.len());
+        return Err(PipelineError::Train { out: job.out.clone(), reason });
+    }
+    tch::manual_seed(job.seed as i64);
+    let device = shogilab_train::default_device();
+    let (vs, net, net_cfg, steps0) = network(job, &enc, device)?;
+    let mut t = Trainer::new(enc.clone(), vs, net, job.cfg.clone())
+        .map_err(|reason| PipelineError::Train { out: job.out.clone(), reason })?;
+    let run = train_steps(&mut t, &examples, job, steps0);
+    let stem = job.out.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+    let meta =
+        CheckpointMeta::for_net(&enc, &net_cfg, steps0 + job.steps, &format!("{}-{stem}", v.name));
+    let (csv_path, chart) = (job.out.with_extension("csv"), job.out.with_extension("png"));
+    write_atomic(&csv_path, run.csv.as_bytes())?;
+    loss_chart(std::slice::from_ref(&csv_path), &chart)?;
+    checkpoint::save(&t.vs, &meta, &job.out)?;
+    Ok(TrainSummary {
+        checkpoint: job.out.clone(),
+        metrics_csv: csv_path,
+        chart,
+        steps: job.steps,
+        total_steps: steps0 + job.steps,
+        positions: examples.len(),
+        files: files.len(),
+        last: run.last,
+        samples_per_second: run.samples_per_second,
+        device: format!("{device:?}"),
+    })
+}
+
+/// Draw the loss curves of one or more metrics CSVs (consecutive runs; steps are cumulative).
+/// Missing files are skipped (a stage that has not run yet).
+pub fn loss_chart(csvs: &[PathBuf], png: &Path) -> Result<(), PipelineError> {
+    let names = ["policy_loss", "value_loss", "total_loss"];
+    let mut series: Vec<Series> =
+        names.iter().map(|n| Series { name: n.replace('_', " "), points: Vec::new() }).collect();
+    for csv in csvs.iter().filter(|c| c.exists()) {
+        let text = std::fs::read_to_string(csv).map_err(PipelineError::io(csv))?;
+        let bad = |reason: String| PipelineError::BadRecord { path: csv.clone(), reason };
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+        let col = |n: &str| header.iter().position(|h| *h == n);
+        let (Some(step), Some(cols)) =
+            (col("step"), names.iter().map(|n| col(n)).collect::<Option<Vec<_>>>())
+        else {
+            return Err(bad(format!("not a training metrics CSV (header {header:?})")));
+        };
+        for (i, line) in lines.enumerate() {
+            let f: Vec<&str> = line.split(',').collect();
+            let num = |c: usize| f.get(c).and_then(|x| x.parse::<f64>().ok());
+            let Some(x) = num(step) else {
+                return Err(bad(format!("line {}: no step number", i + 2)));
+            };
+            for (s, &c) in series.iter_mut().zip(&cols) {
+                if let Some(y) = num(c) {
+                    s.points.push((x, y));
+                }
+            }
+        }
+    }
+    let title = format!("training loss: {}", png.display());
+    shogilab_plot::line_chart(png, Labels { title: &title, x: "step", y: "loss" }, &series)?;
+    Ok(())
+}
