@@ -47,6 +47,9 @@ fn one_generation_per_variant() {
         let after =
             std::fs::metadata(g0.join("positions-00000.parquet")).unwrap().modified().unwrap();
         assert_eq!(before, after, "{v}: a complete shard was rewritten on resume");
+        if v == "shogi" {
+            settings_of_a_continued_folder_must_match(&sp, &g0);
+        }
         let ck = dir.join("models/gen-0001.ot");
         let (ok, text) = shogilab(&[
             "train",
@@ -115,6 +118,46 @@ fn one_generation_per_variant() {
     std::fs::remove_dir_all(&root).ok();
 }
 
+/// `selfplay` into a folder made with other settings is refused, naming the setting and both
+/// values, and leaves the folder as it was; only `--games` may grow (from whole shards).
+fn settings_of_a_continued_folder_must_match(args: &[&str], dir: &Path) {
+    let saved = std::fs::read_to_string(dir.join("selfplay.toml")).unwrap();
+    let files = |d: &Path| {
+        let mut f: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name()).collect();
+        f.sort();
+        f
+    };
+    let before = files(dir);
+    let with = |key: &str, value: &str| {
+        let mut a: Vec<&str> = args.to_vec();
+        match a.iter().position(|x| *x == key) {
+            Some(i) => a[i + 1] = value,
+            None => a.extend([key, value]),
+        }
+        a.iter().map(|x| x.to_string()).collect::<Vec<_>>()
+    };
+    for (key, value, needle) in [
+        ("--simulations", "16", "`selfplay.search.simulations` was 4, now 16"),
+        ("--seed", "9", "`seed` was 1, now 9"),
+        ("--max-plies", "31", "`selfplay.max_plies` was 30, now 31"),
+        ("--evaluator", "material", "`evaluator` was \"uniform\", now \"material:mobility\""),
+        ("--games", "1", "records 2 games"),
+    ] {
+        let a = with(key, value);
+        let (ok, text) = shogilab(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(!ok, "{key} {value} accepted: {text}");
+        assert!(text.contains("selfplay.toml") && text.contains(needle), "{key}: {text}");
+        assert_eq!(saved, std::fs::read_to_string(dir.join("selfplay.toml")).unwrap());
+        assert_eq!(before, files(dir), "{key} {value} changed the folder");
+    }
+    // more games continue the folder, in the same shards; the record says how many
+    let a = with("--games", "3");
+    let (ok, text) = shogilab(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{text}");
+    assert!(text.contains("3 games (1 played now)"), "{text}");
+    assert!(std::fs::read_to_string(dir.join("selfplay.toml")).unwrap().contains("games = 3"));
+}
+
 #[test]
 fn pipeline_runs_and_resumes() {
     let dir = std::env::temp_dir().join(format!("shogilab-pipeline-{}", std::process::id()));
@@ -161,6 +204,22 @@ fn pipeline_runs_and_resumes() {
     ] {
         assert!(dir.join(f).exists(), "{f} missing");
     }
+    // the evaluation: a one-line summary on the terminal, the games in the run directory
+    assert!(!text.contains("game   1:"), "per-game lines on the terminal: {text}");
+    let summary = text
+        .lines()
+        .find(|l| l.starts_with("== generation 1: +"))
+        .unwrap_or_else(|| panic!("no one-line evaluation summary: {text}"));
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("eval/gen-0002/match.json")).unwrap(),
+    )
+    .unwrap();
+    let (w, d, l) = (&record["wins"], &record["draws"], &record["losses"]);
+    assert!(summary.contains(&format!("+{w} ={d} -{l} (2 games)")), "{summary} vs {record}");
+    let log = std::fs::read_to_string(dir.join("eval/gen-0002/games.log")).unwrap();
+    assert_eq!(log.lines().filter(|l| l.starts_with("game ")).count(), 2, "{log}");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains(&format!("| +{w} ={d} -{l} |")), "{report}");
     let stamp = |f: &str| std::fs::metadata(dir.join(f)).unwrap().modified().unwrap();
     let before = (stamp("models/gen-0002.ot"), stamp("selfplay/gen-0001/positions-00000.parquet"));
     let (ok, text) = shogilab(&args);
@@ -170,6 +229,7 @@ fn pipeline_runs_and_resumes() {
         (stamp("models/gen-0002.ot"), stamp("selfplay/gen-0001/positions-00000.parquet")),
         "resume redid work"
     );
+    assert_eq!(report, std::fs::read_to_string(dir.join("report.md")).unwrap(), "{text}");
     let run_toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
     let mut other = args.to_vec();
     let last = other.len() - 1;

@@ -10,11 +10,11 @@
 //!   the network's speed the self-play loop keeps);
 //! * training samples/s on the positions just played (`Trainer`, as `shogilab train`).
 
-use super::selfplay_cmd::make_evaluator;
 use super::VariantArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use shogilab_engine::Position;
+use shogilab_pipeline::make_evaluator;
 use shogilab_selfplay::encode::Encoder;
 use shogilab_selfplay::{dataset, play_games, GameRecord, SelfplayConfig};
 use shogilab_train::batch::InputBatch;
@@ -122,7 +122,7 @@ fn measure(
     let mut cfg =
         SelfplayConfig { concurrent: a.concurrent, max_plies: a.max_plies, ..Default::default() };
     cfg.search.simulations = a.simulations;
-    cfg.validate().map_err(anyhow::Error::msg)?;
+    cfg.validate()?;
     let mut games = Vec::new();
     let mut last = None;
     eprintln!("self-play: {} games of {} on {device:?} ...", a.games, v.name);

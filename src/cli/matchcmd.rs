@@ -1,19 +1,23 @@
 //! `shogilab match` (two agents, paired openings, score/Elo with 95% intervals, optional SPRT)
 //! and `shogilab gauntlet` (round robin or gauntlet, one maximum-likelihood Elo table). Agents
 //! are spec strings (`random`, `greedy`, `alphabeta:3`, `mcts:material:64`, `usi:PATH`,
-//! `xboard:/usr/games/hachu`; any of them with its own limits: `...@movetime=500`). With `--out DIR`, games are written as `replay` lines
-//! (`games.txt`), per-game JSON lines (`games.jsonl`) and the result as JSON and Markdown, each
+//! `xboard:/usr/games/hachu`; any of them with its own limits: `...@movetime=500`; limits an
+//! agent cannot play at are refused before the first game). With `--out DIR`, games are written
+//! as `replay` lines (`games.txt`), per-game JSON lines (`games.jsonl`), per-game lines for
+//! people (`games.log`) and the result as JSON and Markdown (`shogilab_eval::record`), each
 //! file atomically.
 
-use super::protocol::extra_evaluator;
-use super::{write_atomic, VariantArgs};
+use super::VariantArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use shogilab_eval::agent::{Agent, Limits};
+use shogilab_eval::agent::{check_limits, Agent, LimitSource, Limits};
 use shogilab_eval::r#match::{GameRecord, MatchConfig, MatchResult};
+use shogilab_eval::record::{game_json, game_line, write_match_dir, MatchRecord};
 use shogilab_eval::{
     parse_agent_spec, run_gauntlet, run_match, GauntletConfig, GauntletMode, Sprt,
 };
+use shogilab_fsio::write_atomic;
+use shogilab_pipeline::checkpoint_for_spec;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -97,35 +101,8 @@ fn parse_sprt(s: &str) -> Result<Sprt> {
     Ok(Sprt::new(e0, e1, 0.05, 0.05))
 }
 
-fn game_json(g: &GameRecord, pair: Option<(usize, usize)>) -> serde_json::Value {
-    let r = &g.result;
-    serde_json::json!({
-        "pair": pair,
-        "index": g.index,
-        "opening": g.opening,
-        "black": g.black,
-        "white": g.white,
-        "result": r.result_str(),
-        "termination": r.status.termination().map(|t| t.as_str()),
-        "plies": r.plies,
-        "opening_plies": r.opening_plies,
-        "forfeit": r.forfeit.as_ref().map(|(c, why)| serde_json::json!({
-            "side": shogilab_eval::play::side_name(*c), "reason": why })),
-        "line": r.replay_line(),
-    })
-}
-
 fn match_json(r: &MatchResult) -> serde_json::Value {
-    let s = &r.summary;
-    serde_json::json!({
-        "a": r.a, "b": r.b,
-        "wins": r.wins, "draws": r.draws, "losses": r.losses, "games": s.games,
-        "score": s.score, "score_ci95": [s.score_ci.0, s.score_ci.1],
-        "elo": s.elo, "elo_ci95": [s.elo_ci.0, s.elo_ci.1],
-        "forfeits": r.forfeits(),
-        "sprt": r.sprt.map(|t| serde_json::json!({
-            "llr": t.llr, "lower": t.lower, "upper": t.upper, "decision": t.decision.as_str() })),
-    })
+    serde_json::to_value(MatchRecord::of(r)).unwrap_or(serde_json::Value::Null)
 }
 
 fn make_agent(
@@ -133,18 +110,11 @@ fn make_agent(
     v: &std::sync::Arc<shogilab_engine::Variant>,
     seed: u64,
 ) -> Result<Box<dyn Agent>> {
-    parse_agent_spec(spec, v, seed, &extra_evaluator).map_err(|e| anyhow::anyhow!("{e}"))
+    Ok(parse_agent_spec(spec, v, seed, &checkpoint_for_spec)?)
 }
 
 fn print_game(g: &GameRecord, prefix: &str) {
-    eprintln!(
-        "{prefix}game {:>3}: {} (black) vs {} (white): {} in {} plies",
-        g.index + 1,
-        g.black,
-        g.white,
-        g.result.describe(),
-        g.result.plies
-    );
+    eprintln!("{prefix}{}", game_line(g));
 }
 
 pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
@@ -159,25 +129,16 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
         seed: a.play.seed,
         sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
     };
+    for agent in [&pa, &pb] {
+        check_limits(agent.as_ref(), &cfg.limits, LimitSource::Match)?;
+    }
     let r = run_match(pa.as_mut(), pb.as_mut(), &v, &cfg, &mut |g| print_game(g, ""))?;
     println!("{}", r.describe());
-    let j = match_json(&r);
     if let Some(dir) = &a.out {
-        let lines: String = r.games.iter().map(|g| g.result.replay_line() + "\n").collect();
-        write_atomic(&dir.join("games.txt"), lines.as_bytes())?;
-        let jl: String = r.games.iter().map(|g| game_json(g, None).to_string() + "\n").collect();
-        write_atomic(&dir.join("games.jsonl"), jl.as_bytes())?;
-        write_atomic(&dir.join("match.json"), serde_json::to_string_pretty(&j)?.as_bytes())?;
-        let md = format!(
-            "# {} vs {} ({})\n\n{}\n\n| W | D | L | score | 95% CI | Elo | 95% CI |\n|---:|---:|---:|---:|---|---:|---|\n| {} | {} | {} | {:.3} | [{:.3}, {:.3}] | {:+.1} | [{:+.1}, {:+.1}] |\n",
-            r.a, r.b, v.name, r.describe(), r.wins, r.draws, r.losses, r.summary.score,
-            r.summary.score_ci.0, r.summary.score_ci.1, r.summary.elo, r.summary.elo_ci.0,
-            r.summary.elo_ci.1
-        );
-        write_atomic(&dir.join("match.md"), md.as_bytes())?;
+        write_match_dir(dir, &r, &v.name)?;
     }
     if a.json {
-        println!("{j}");
+        println!("{}", match_json(&r));
     }
     Ok(())
 }
@@ -193,12 +154,16 @@ pub fn run_gauntlet_cmd(a: GauntletArgs) -> Result<()> {
         .enumerate()
         .map(|(i, s)| make_agent(s, &v, a.play.seed.wrapping_add(i as u64 * 101)))
         .collect::<Result<Vec<_>>>()?;
+    let limits = Limits { nodes: a.play.nodes, movetime_ms: a.play.movetime };
+    for agent in &agents {
+        check_limits(agent.as_ref(), &limits, LimitSource::Match)?;
+    }
     let cfg = GauntletConfig {
         mode: if a.gauntlet { GauntletMode::Gauntlet } else { GauntletMode::RoundRobin },
         per_pair: MatchConfig {
             games: a.games_per_pair,
             max_plies: a.play.max_plies,
-            limits: Limits { nodes: a.play.nodes, movetime_ms: a.play.movetime },
+            limits,
             opening_plies: a.play.opening_plies,
             seed: a.play.seed,
             sprt: None,
