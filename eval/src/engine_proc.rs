@@ -1,6 +1,8 @@
 //! A child process spoken to in lines: a thread reads its stdout into a channel so that every
 //! read has a deadline (`recv_timeout`) and a hung engine never blocks the caller. Exit and
 //! closed pipes are reported as [`AgentError::Crashed`]; the process is killed on drop.
+//! [`installed_or_skip`] is for tests that need an external engine: a missing engine is a
+//! reported skip, never a silent pass.
 
 use crate::agent::AgentError;
 use std::collections::VecDeque;
@@ -8,6 +10,34 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
+
+/// Environment variable naming a file to which every skipped check appends one line (set by
+/// `scripts/test`, which prints the count).
+pub const SKIP_LOG_ENV: &str = "SHOGILAB_SKIP_LOG";
+
+/// For tests that need an external engine: true when `path` exists; otherwise print
+/// `SKIPPED: <test>: <package> not installed (<path>; apt-get install <package>)` and append
+/// that line to the file named by `SHOGILAB_SKIP_LOG`, if set, so that the skip is counted.
+pub fn installed_or_skip(test: &str, path: &str, package: &str) -> bool {
+    if std::path::Path::new(path).exists() {
+        return true;
+    }
+    let line =
+        format!("SKIPPED: {test}: {package} not installed ({path}; apt-get install {package})");
+    println!("{line}");
+    eprintln!("{line}");
+    if let Some(log) = std::env::var_os(SKIP_LOG_ENV) {
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .and_then(|mut f| writeln!(f, "{line}"));
+        if let Err(e) = appended {
+            eprintln!("warning: cannot append to {SKIP_LOG_ENV}={}: {e}", log.to_string_lossy());
+        }
+    }
+    false
+}
 
 /// Lines of traffic kept for error messages.
 const LOG_LINES: usize = 40;

@@ -1,6 +1,7 @@
 //! A match between two agents: openings of a few random plies (no captures, so material stays
-//! level), each played twice with the colours swapped, W/D/L from the first agent's side, the
-//! score and Elo difference with 95% intervals, and an optional SPRT that stops the match early.
+//! level), each played twice with the colours swapped, W/D/L from the first agent's side (wins
+//! and losses by forfeit counted apart, [`Tally`]), the score and Elo difference with 95%
+//! intervals, and an optional SPRT that stops the match early.
 
 use crate::agent::{Agent, Limits};
 use crate::elo::{score_summary, ScoreSummary};
@@ -8,6 +9,7 @@ use crate::play::{play_game, GameResult, PlayError};
 use crate::sprt::{Sprt, SprtDecision, SprtStatus};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
 use shogilab_engine::{Color, Game, Move, Position, Variant};
 use std::sync::Arc;
 
@@ -57,32 +59,131 @@ impl GameRecord {
     }
 }
 
+/// W/D/L from one side, with the wins and losses that came by forfeit (a crash, a hang, an
+/// illegal move, an engine refusing a legal move) counted apart: `forfeit_wins <= wins` and
+/// `forfeit_losses <= losses`, and the rest were decided over the board.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Wins by the opponent's forfeit (part of `wins`).
+    pub forfeit_wins: u64,
+    /// Losses by this side's forfeit (part of `losses`).
+    pub forfeit_losses: u64,
+}
+
+impl Tally {
+    /// Count one game of `rec` from A's side.
+    pub fn add_game(&mut self, rec: &GameRecord) {
+        let s = rec.score_a();
+        let forfeit = rec.result.forfeit.is_some();
+        if s > 0.75 {
+            self.wins += 1;
+            self.forfeit_wins += u64::from(forfeit);
+        } else if s < 0.25 {
+            self.losses += 1;
+            self.forfeit_losses += u64::from(forfeit);
+        } else {
+            self.draws += 1;
+        }
+    }
+
+    /// The same games from the other side.
+    pub fn flipped(&self) -> Tally {
+        Tally {
+            wins: self.losses,
+            draws: self.draws,
+            losses: self.wins,
+            forfeit_wins: self.forfeit_losses,
+            forfeit_losses: self.forfeit_wins,
+        }
+    }
+
+    /// Sum of two tallies of the same side.
+    pub fn plus(&self, o: &Tally) -> Tally {
+        Tally {
+            wins: self.wins + o.wins,
+            draws: self.draws + o.draws,
+            losses: self.losses + o.losses,
+            forfeit_wins: self.forfeit_wins + o.forfeit_wins,
+            forfeit_losses: self.forfeit_losses + o.forfeit_losses,
+        }
+    }
+
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Points (win 1, draw 1/2).
+    pub fn points(&self) -> f64 {
+        self.wins as f64 + 0.5 * self.draws as f64
+    }
+
+    /// `+W =D -L`, each forfeit part in brackets when there is one: `+7 (2 by forfeit) =3 -4`.
+    pub fn describe(&self) -> String {
+        let part = |n: u64| if n > 0 { format!(" ({n} by forfeit)") } else { String::new() };
+        format!(
+            "+{}{} ={} -{}{}",
+            self.wins,
+            part(self.forfeit_wins),
+            self.draws,
+            self.losses,
+            part(self.forfeit_losses)
+        )
+    }
+}
+
 /// A finished (or stopped) match.
 #[derive(Debug, Clone)]
 pub struct MatchResult {
     pub a: String,
     pub b: String,
-    /// From A's side.
+    /// From A's side (forfeits included; [`MatchResult::tally`] tells them apart).
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
+    /// A's wins by B's forfeit (part of `wins`).
+    pub forfeit_wins: u64,
+    /// A's losses by its own forfeit (part of `losses`).
+    pub forfeit_losses: u64,
     pub summary: ScoreSummary,
     pub games: Vec<GameRecord>,
     pub sprt: Option<SprtStatus>,
 }
 
 impl MatchResult {
+    /// Games that ended by a forfeit of either side.
     pub fn forfeits(&self) -> usize {
         self.games.iter().filter(|g| g.result.forfeit.is_some()).count()
+    }
+
+    /// W/D/L from A's side with the forfeits apart.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            wins: self.wins,
+            draws: self.draws,
+            losses: self.losses,
+            forfeit_wins: self.forfeit_wins,
+            forfeit_losses: self.forfeit_losses,
+        }
     }
 
     /// One line for humans.
     pub fn describe(&self) -> String {
         let s = &self.summary;
         let mut out = format!(
-            "{} vs {}: +{} ={} -{} ({} games), score {:.3} [{:.3}, {:.3}], Elo {:+.1} [{:+.1}, {:+.1}]",
-            self.a, self.b, self.wins, self.draws, self.losses, s.games, s.score, s.score_ci.0,
-            s.score_ci.1, s.elo, s.elo_ci.0, s.elo_ci.1
+            "{} vs {}: {} ({} games), score {:.3} [{:.3}, {:.3}], Elo {:+.1} [{:+.1}, {:+.1}]",
+            self.a,
+            self.b,
+            self.tally().describe(),
+            s.games,
+            s.score,
+            s.score_ci.0,
+            s.score_ci.1,
+            s.elo,
+            s.elo_ci.0,
+            s.elo_ci.1
         );
         if let Some(t) = &self.sprt {
             out.push_str(&format!(
@@ -157,6 +258,8 @@ pub fn run_match(
         wins: 0,
         draws: 0,
         losses: 0,
+        forfeit_wins: 0,
+        forfeit_losses: 0,
         summary: score_summary(0, 0, 0),
         games: Vec::with_capacity(cfg.games),
         sprt: None,
@@ -174,14 +277,10 @@ pub fn run_match(
         let (black, white) =
             if a_black { (an.clone(), bn.clone()) } else { (bn.clone(), an.clone()) };
         let rec = GameRecord { index: i, opening, a_black, black, white, result };
-        let s = rec.score_a();
-        if s > 0.75 {
-            res.wins += 1;
-        } else if s < 0.25 {
-            res.losses += 1;
-        } else {
-            res.draws += 1;
-        }
+        let mut t = res.tally();
+        t.add_game(&rec);
+        (res.wins, res.draws, res.losses) = (t.wins, t.draws, t.losses);
+        (res.forfeit_wins, res.forfeit_losses) = (t.forfeit_wins, t.forfeit_losses);
         on_game(&rec);
         res.games.push(rec);
         if let Some(t) = &cfg.sprt {

@@ -30,19 +30,29 @@ pub fn parse_wb_square(v: &Variant, s: &str) -> Option<u16> {
     Some(v.sq(x, v.ranks as i16 - n))
 }
 
-/// Write a move in WinBoard notation (legs joined by `,`).
+/// Is `m` a pass of `pos`: back to its start square without capturing on the way?
+pub fn is_pass(pos: &Position, m: Move) -> bool {
+    !m.is_drop() && m.from == m.to && m.mids().all(|s| pos.cell(s) == 0)
+}
+
+/// Write a move in WinBoard notation (legs joined by `,`); a pass is the null move `@@@@`,
+/// which WinBoard engines (HaChu) expect rather than the two legs.
 pub fn move_to_wb(pos: &Position, m: Move) -> String {
+    if is_pass(pos, m) {
+        return "@@@@".into();
+    }
+    move_to_wb_legs(pos, m)
+}
+
+/// Write a move in WinBoard notation with every leg spelled out, a pass included
+/// (`f3g4,g4f3`): the form some engines want instead of `@@@@`.
+pub fn move_to_wb_legs(pos: &Position, m: Move) -> String {
     let v = pos.variant();
     if m.is_drop() {
         let t = &v.types[m.drop_type() as usize];
         return format!("{}@{}", t.token.to_ascii_uppercase(), square_to_wb(v, m.to));
     }
     let stops: Vec<u16> = std::iter::once(m.from).chain(m.mids()).chain([m.to]).collect();
-    // A pass: back to the start square without capturing on the way (over an empty square).
-    // WinBoard engines (HaChu) expect the null move here, not the two legs.
-    if m.from == m.to && m.mids().all(|s| pos.cell(s) == 0) {
-        return "@@@@".into();
-    }
     let legs: Vec<String> = stops
         .windows(2)
         .map(|w| format!("{}{}", square_to_wb(v, w[0]), square_to_wb(v, w[1])))

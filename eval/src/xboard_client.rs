@@ -1,18 +1,50 @@
 //! An XBoard/WinBoard engine as an [`Agent`] (HaChu for chu and tenjiku: Debian `hachu`).
 //!
-//! Start: `xboard`, `protover 2`, features until `feature done=1`. Each game: `variant V`,
-//! `memory N` (HaChu accepts no moves before it has a hash table), `new`, `force`, `easy`. Each
-//! move: `force`, the moves played since the engine last moved (`usermove` prefix when the
-//! engine asked for it), `ping`/`pong` to catch an `Illegal move` reply, `st`, `time`/`otim`
-//! (centiseconds), `go`; then `move ...` (legs split over lines ending in `,` are joined),
-//! `resign` or a result claim. Every read has a deadline.
+//! Start: `xboard`, `protover 2`, features until `feature done=1`. Each game: `new`,
+//! `variant V`, `memory N` (HaChu accepts no moves before it has a hash table), `force`,
+//! `easy`, `post`, `sd N` when a depth is set. Each move: `force`, the moves played since the
+//! engine last moved (`usermove` prefix when the engine asked for it), each followed by
+//! `ping`/`pong` to catch an `Illegal move` reply to that very move, `st S` (the move time
+//! rounded up to whole seconds, with or without a depth), `time`/`otim` (centiseconds), `go`;
+//! then `move ...` (legs split over lines ending in `,` are joined), `resign` or a result
+//! claim. Every read has a deadline.
+//!
+//! Two behaviours of HaChu are handled here (they were a Python shim around HaChu before):
+//! * a lion's pass is sent as the null move `@@@@`; when the engine rejects a pass in that
+//!   form (other than as a repetition), the client sends the same pass as two legs
+//!   (`f3g4,g4f3`), and the other way round, and keeps the form that worked
+//!   ([`XBoardAgent::pass_rewrites`] counts them);
+//! * HaChu refuses any move that recreates an earlier position (the old strict rule), also when
+//!   this variant's rules allow it. The client then fails with a reason that starts with
+//!   [`REFUSED_REPETITION`] (else [`REFUSED_LEGAL`]), so that the referee's forfeit names the
+//!   cause: a difference of rules, not a loss over the board.
 
 use crate::agent::{start_and_moves, Agent, AgentError, Choice, Limits};
 use crate::engine_proc::EngineProc;
-use crate::winboard::{move_to_wb, parse_wb_move};
+use crate::winboard::{is_pass, move_to_wb, move_to_wb_legs, parse_wb_move};
 use shogilab_engine::{Game, Move, Position, Variant};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Start of the forfeit reason when the engine refuses a legal move of its opponent that
+/// recreates an earlier position (a stricter repetition rule than the variant's).
+pub const REFUSED_REPETITION: &str = "the engine refused its opponent's legal move that \
+recreates an earlier position (its repetition rule is stricter than this variant's)";
+
+/// Start of the forfeit reason when the engine refuses any other legal move of its opponent.
+pub const REFUSED_LEGAL: &str = "the engine refused its opponent's legal move";
+
+/// A move of the opponent on its way to the engine.
+struct Outgoing {
+    /// 1-based ply of the game.
+    ply: usize,
+    text: String,
+    /// For a pass: the other notation (two legs when `text` is `@@@@`, and the other way).
+    other_pass: Option<String>,
+    /// The position after it occurred earlier in the game.
+    repeats: bool,
+}
 
 /// How to run an XBoard engine.
 #[derive(Debug, Clone)]
@@ -62,6 +94,9 @@ pub struct XBoardAgent {
     /// Moves the engine's board holds.
     sent: Vec<Move>,
     last_st: Option<u64>,
+    /// Send passes as two legs (after the engine refused `@@@@` and took the legs).
+    pass_as_legs: bool,
+    pass_rewrites: u64,
 }
 
 fn feature_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
@@ -95,7 +130,14 @@ impl XBoardAgent {
             ping_n: 0,
             sent: Vec::new(),
             last_st: None,
+            pass_as_legs: false,
+            pass_rewrites: 0,
         }
+    }
+
+    /// How many passes were re-sent in the other notation after the engine refused the first.
+    pub fn pass_rewrites(&self) -> u64 {
+        self.pass_rewrites
     }
 
     fn proto_err(&self, line: &str, reason: &str) -> AgentError {
@@ -169,11 +211,11 @@ impl XBoardAgent {
         self.sync()
     }
 
-    /// Wait until the engine has processed everything sent so far; an `Illegal move` or
-    /// `Error` reply on the way is a protocol failure.
-    fn sync(&mut self) -> Result<(), AgentError> {
+    /// Wait until the engine has processed everything sent so far and return the first
+    /// `Illegal move` or `Error` reply on the way, if any (nothing to check without `ping`).
+    fn ping(&mut self) -> Result<Option<String>, AgentError> {
         if !self.ping {
-            return Ok(());
+            return Ok(None);
         }
         self.ping_n += 1;
         let n = self.ping_n;
@@ -188,16 +230,77 @@ impl XBoardAgent {
             }
             l.trim() == pong
         })?;
-        match bad {
-            Some(l) => Err(self.proto_err(&l, "the engine rejected a command or a legal move")),
+        Ok(bad)
+    }
+
+    /// [`Self::ping`], with a rejection as a protocol failure.
+    fn sync(&mut self) -> Result<(), AgentError> {
+        match self.ping()? {
+            Some(l) => Err(self.proto_err(&l, "the engine rejected a command")),
             None => Ok(()),
         }
+    }
+
+    fn send_text(&mut self, text: &str) -> Result<(), AgentError> {
+        let line = if self.usermove { format!("usermove {text}") } else { text.to_string() };
+        self.p()?.send(&line)
+    }
+
+    /// Send one move of the opponent and check that the engine took it; a refused pass is
+    /// tried once more in the other notation.
+    fn send_move(&mut self, m: &Outgoing) -> Result<(), AgentError> {
+        self.send_text(&m.text)?;
+        let Some(reply) = self.ping()? else { return Ok(()) };
+        if let (Some(other), false) = (&m.other_pass, m.repeats) {
+            self.send_text(other)?;
+            if self.ping()?.is_none() {
+                self.pass_rewrites += 1;
+                self.pass_as_legs = other != "@@@@";
+                return Ok(());
+            }
+        }
+        let cause = if m.repeats { REFUSED_REPETITION } else { REFUSED_LEGAL };
+        let mut reason = format!("{cause}: ply {} `{}`", m.ply, m.text);
+        if let Some(other) = &m.other_pass {
+            reason.push_str(&format!(" (a pass; also sent as `{other}`)"));
+        }
+        Err(self.proto_err(&reply, &reason))
+    }
+
+    /// The moves of `moves` after the first `from`, in WinBoard notation, each with whether it
+    /// recreates an earlier position of the game.
+    fn outgoing(&self, start: &Position, moves: &[Move], from: usize) -> Vec<Outgoing> {
+        let mut pos = start.clone();
+        let mut seen = HashSet::from([pos.hash()]);
+        let mut out = Vec::new();
+        for (i, &m) in moves.iter().enumerate() {
+            let text = if i < from {
+                None
+            } else if is_pass(&pos, m) {
+                let (null, legs) = ("@@@@".to_string(), move_to_wb_legs(&pos, m));
+                Some(if self.pass_as_legs { (legs, Some(null)) } else { (null, Some(legs)) })
+            } else {
+                Some((move_to_wb(&pos, m), None))
+            };
+            pos.play(m);
+            let repeats = !seen.insert(pos.hash());
+            if let Some((text, other_pass)) = text {
+                out.push(Outgoing { ply: i + 1, text, other_pass, repeats });
+            }
+        }
+        out
     }
 }
 
 impl Agent for XBoardAgent {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    /// Move time through `st`; the protocol has no node limit.
+    fn limit_support(&self) -> crate::agent::LimitSupport {
+        use crate::agent::LimitUse;
+        crate::agent::LimitSupport { nodes: LimitUse::Unsupported, movetime: LimitUse::Honoured }
     }
 
     fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
@@ -216,35 +319,20 @@ impl Agent for XBoardAgent {
         if self.sent.len() > moves.len() || self.sent[..] != moves[..self.sent.len()] {
             self.reset()?;
         }
-        // the moves since the engine's board, in WinBoard notation
-        let mut pos = start.clone();
-        let mut texts = Vec::new();
-        for (i, &m) in moves.iter().enumerate() {
-            if i >= self.sent.len() {
-                texts.push(move_to_wb(&pos, m));
-            }
-            pos.play(m);
-        }
+        let out = self.outgoing(&start, &moves, self.sent.len());
         let ms = limits.movetime_ms.unwrap_or(self.cfg.default_movetime_ms).max(1);
         let st = ms.div_ceil(1000);
         let cs = ms.div_ceil(10);
-        let usermove = self.usermove;
-        let resend_st = self.last_st != Some(st) && self.cfg.depth.is_none();
-        {
-            let p = self.p()?;
-            p.drain();
-            p.send("force")?;
-            for t in &texts {
-                p.send(&if usermove { format!("usermove {t}") } else { t.clone() })?;
-            }
-            if resend_st {
-                p.send(&format!("st {st}"))?;
-            }
+        self.p()?.drain();
+        self.p()?.send("force")?;
+        for m in &out {
+            self.send_move(m)?;
+            self.sent.push(moves[m.ply - 1]);
         }
-        if resend_st {
+        if self.last_st != Some(st) {
+            self.p()?.send(&format!("st {st}"))?;
             self.last_st = Some(st);
         }
-        self.sent = moves.clone();
         self.sync()?;
         let wait = Duration::from_millis(ms) + self.cfg.move_margin;
         let wait = if self.cfg.depth.is_some() { wait.max(Duration::from_secs(120)) } else { wait };
@@ -292,5 +380,147 @@ impl Agent for XBoardAgent {
         }
         self.sent.push(m);
         Ok(Choice::Move(m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The client against a scripted engine (bash): a pass refused as `@@@@` and taken as two
+    //! legs, and refusals of legal moves told apart by whether the move repeats a position.
+    use super::*;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    /// A fake XBoard engine: features, `pong`, the bash `case` arm `usermove` (which may answer
+    /// `Illegal move`), `resign` on `go`; every line it gets is appended to `<script>.log`.
+    fn fake(name: &str, usermove: &str) -> (String, std::path::PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("shogilab-xboard-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        let log = dir.join(format!("{name}.log"));
+        let body = format!(
+            r#"#!/bin/bash
+while read -r line; do
+  echo "$line" >> '{log}'
+  case "$line" in
+    protover*) echo 'feature usermove=1 ping=1 variants="chu" done=1';;
+    ping*) echo "pong ${{line#ping }}";;
+    usermove*) {usermove};;
+    go) echo "resign";;
+    quit) exit 0;;
+  esac
+done"#,
+            log = log.display()
+        );
+        std::fs::write(&p, body).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let _ = std::fs::remove_file(&log);
+        (p.to_string_lossy().into_owned(), log)
+    }
+
+    /// A chu game (seeded random moves) that ends with a lion's pass by the side to move.
+    fn game_ending_in_a_pass() -> Game {
+        let v = Variant::builtin("chu").unwrap();
+        let mut rng = SmallRng::seed_from_u64(7);
+        for _ in 0..200 {
+            let mut g = Game::new(Position::start(&v));
+            for _ in 0..120 {
+                let pos = g.position().clone();
+                if let Some(&m) = g.legal().iter().find(|&&m| is_pass(&pos, m)) {
+                    g.play(m);
+                    return g;
+                }
+                let legal = g.legal();
+                if legal.is_empty() || g.status().is_over() {
+                    break;
+                }
+                let m = legal[rng.gen_range(0..legal.len())];
+                g.play(m);
+            }
+        }
+        panic!("no pass found in 200 random chu games");
+    }
+
+    /// Four chu plies that bring back the start position: a piece of each side out and back.
+    fn game_with_a_repetition() -> Game {
+        let v = Variant::builtin("chu").unwrap();
+        let mut g = Game::new(Position::start(&v));
+        let simple = |g: &Game| -> Vec<Move> {
+            g.legal()
+                .iter()
+                .copied()
+                .filter(|m| !m.is_drop() && m.mids().next().is_none())
+                .collect()
+        };
+        let back =
+            |g: &Game, m: Move| simple(g).into_iter().find(|r| r.from == m.to && r.to == m.from);
+        for b in simple(&g) {
+            let mut g1 = g.clone();
+            g1.play(b);
+            for w in simple(&g1) {
+                let mut g2 = g1.clone();
+                g2.play(w);
+                let Some(b2) = back(&g2, b) else { continue };
+                g2.play(b2);
+                if let Some(w2) = back(&g2, w) {
+                    g2.play(w2);
+                    g = g2;
+                    return g;
+                }
+            }
+        }
+        panic!("no out-and-back pair of moves in the chu start position");
+    }
+
+    fn agent(path: &str) -> XBoardAgent {
+        let mut cfg = XBoardConfig::new(path);
+        cfg.init_timeout = Duration::from_secs(5);
+        cfg.move_margin = Duration::from_secs(2);
+        XBoardAgent::new(cfg, Variant::builtin("chu").unwrap())
+    }
+
+    #[test]
+    fn a_pass_refused_as_the_null_move_is_sent_as_two_legs() {
+        let g = game_ending_in_a_pass();
+        let arm = r#"if [ "$line" = "usermove @@@@" ]; then echo "Illegal move"; fi"#;
+        let (path, log) = fake("refuses-null", arm);
+        let mut xb = agent(&path);
+        xb.new_game(&Game::new(Position::start(g.position().variant()))).unwrap();
+        let limits = Limits { nodes: None, movetime_ms: Some(100) };
+        assert_eq!(xb.choose(&g, &limits), Ok(Choice::Resign));
+        assert_eq!(xb.pass_rewrites(), 1);
+        let sent = std::fs::read_to_string(log).unwrap();
+        let mut before = g.clone();
+        let pass = before.unplay().unwrap();
+        let legs = move_to_wb_legs(before.position(), pass);
+        assert!(legs.contains(','), "two legs: {legs}");
+        let null_at = sent.find("usermove @@@@").expect("the pass went as @@@@ first");
+        let legs_at = sent.find(&format!("usermove {legs}")).expect("then as two legs");
+        assert!(null_at < legs_at, "{sent}");
+        // the next pass goes as legs at once (the form that worked)
+        assert!(xb.pass_as_legs);
+    }
+
+    #[test]
+    fn a_refused_repetition_is_named_as_a_difference_of_rules() {
+        let g = game_with_a_repetition();
+        assert_eq!(g.plies(), 4);
+        let limits = Limits { nodes: None, movetime_ms: Some(100) };
+        // the engine refuses every fourth usermove line (the one that brings the start back)
+        let fourth = r#"n=$((n+1)); if [ $n -eq 4 ]; then echo "Illegal move {Repeats earlier position}"; fi"#;
+        let (path, _) = fake("refuses-repetition", fourth);
+        let mut xb = agent(&path);
+        xb.new_game(&Game::new(Position::start(g.position().variant()))).unwrap();
+        let e = xb.choose(&g, &limits).unwrap_err().to_string();
+        assert!(e.contains(REFUSED_REPETITION) && e.contains("ply 4"), "{e}");
+        // a refusal of a move that repeats nothing is a plain refusal of a legal move
+        let second = r#"n=$((n+1)); if [ $n -eq 2 ]; then echo "Illegal move"; fi"#;
+        let (path, _) = fake("refuses-second", second);
+        let mut xb = agent(&path);
+        xb.new_game(&Game::new(Position::start(g.position().variant()))).unwrap();
+        let e = xb.choose(&g, &limits).unwrap_err().to_string();
+        assert!(e.contains(REFUSED_LEGAL) && e.contains("ply 2"), "{e}");
+        assert!(!e.contains(REFUSED_REPETITION), "{e}");
     }
 }

@@ -16,7 +16,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-fn none(_: &str) -> Option<Result<Arc<dyn shogilab_selfplay::Evaluator>, shogilab_eval::ExtraError>> {
+fn none(
+    _: &str,
+) -> Option<Result<Arc<dyn shogilab_selfplay::Evaluator>, shogilab_eval::ExtraError>> {
     None
 }
 

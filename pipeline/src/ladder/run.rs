@@ -1,0 +1,290 @@
+//! Playing a ladder: the agents whose external needs are present, every pairing of the round
+//! robin (eval's [`plan`]: pair `k` with seed `seed + 7919 k`) and the head-to-head matches, each
+//! pairing with fresh agents (agent `i` seeded `seed + 101 i`), so that a pairing's games do not
+//! depend on which pairings ran before it in the same process. A pairing saved in the work
+//! folder is read back instead of played; the Elo table is fitted over all of them.
+
+use super::config::LadderConfig;
+use super::limits::{describe_limits, effective_limits};
+use super::record::{LadderAgent, LadderResult, LeftOut, PairLog};
+use super::work::{played_specs, settings_table, WorkDir};
+use super::LadderError;
+use shogilab_engine::{Game, Variant};
+use shogilab_eval::agent::{Agent, AgentError, Choice, LimitSupport, Limits};
+use shogilab_eval::gauntlet::{fit_table, plan, GauntletConfig, GauntletMode};
+use shogilab_eval::r#match::{run_match, GameRecord, MatchConfig};
+use shogilab_eval::selfplay::Evaluator;
+use shogilab_eval::{parse_agent_spec, ExtraError, ExtraEvaluators};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Where and how to run.
+pub struct RunOptions<'a> {
+    /// The work folder (settings and saved pairings).
+    pub out_dir: PathBuf,
+    /// Evaluators for `mcts:NAME` beyond `uniform` and `material` (checkpoints).
+    pub extra: ExtraEvaluators<'a>,
+    /// Progress lines (one per pairing and per game).
+    pub log: &'a mut dyn FnMut(&str),
+}
+
+/// An agent under its ladder name.
+struct Named {
+    inner: Box<dyn Agent>,
+    name: String,
+}
+
+impl Agent for Named {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn new_game(&mut self, game: &Game) -> Result<(), AgentError> {
+        self.inner.new_game(game)
+    }
+    fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError> {
+        self.inner.choose(game, limits)
+    }
+    fn limit_support(&self) -> LimitSupport {
+        self.inner.limit_support()
+    }
+}
+
+/// Builds the ladder's agents afresh, each evaluator loaded once.
+struct Agents<'a> {
+    variant: Arc<Variant>,
+    names: Vec<String>,
+    specs: Vec<String>,
+    seed: u64,
+    /// Where each agent stands in the configuration, and the configuration's file.
+    config_index: Vec<usize>,
+    source: PathBuf,
+    extra: ExtraEvaluators<'a>,
+    /// Evaluators loaded so far, by name.
+    cache: RefCell<HashMap<String, Arc<dyn Evaluator>>>,
+}
+
+impl Agents<'_> {
+    fn make(&self, k: usize) -> Result<Box<dyn Agent>, LadderError> {
+        let extra = |name: &str| -> Option<Result<Arc<dyn Evaluator>, ExtraError>> {
+            if let Some(e) = self.cache.borrow().get(name) {
+                return Some(Ok(Arc::clone(e)));
+            }
+            let e = (self.extra)(name)?;
+            if let Ok(e) = &e {
+                self.cache.borrow_mut().insert(name.to_string(), Arc::clone(e));
+            }
+            Some(e)
+        };
+        let seed = self.seed.wrapping_add(k as u64 * 101);
+        let inner = parse_agent_spec(&self.specs[k], &self.variant, seed, &extra)
+            .map_err(|e| self.refused(k, e))?;
+        Ok(Box::new(Named { inner, name: self.names[k].clone() }))
+    }
+
+    /// An agent that cannot be built, as an error naming the configuration key.
+    fn refused(&self, k: usize, e: AgentError) -> LadderError {
+        let field = match &e {
+            AgentError::Limit { limit, .. } if limit.starts_with("nodes") => "nodes",
+            AgentError::Limit { .. } => "movetime_ms",
+            _ => "spec",
+        };
+        LadderError::Invalid {
+            path: self.source.clone(),
+            key: format!("agent[{}].{field}", self.config_index[k]),
+            reason: format!("{:?}: {e}", self.names[k]),
+        }
+    }
+}
+
+/// Counts of pairings read back and played.
+#[derive(Default)]
+struct Counts {
+    reused: usize,
+    played: usize,
+}
+
+/// One pairing: read back from `work`, or played and saved.
+#[allow(clippy::too_many_arguments)]
+fn pairing(
+    work: &WorkDir,
+    group: &str,
+    k: usize,
+    agents: &Agents<'_>,
+    (i, j): (usize, usize),
+    mc: &MatchConfig,
+    log: &mut dyn FnMut(&str),
+    counts: &mut Counts,
+) -> Result<PairLog, LadderError> {
+    let (an, bn) = (&agents.names[i], &agents.names[j]);
+    if let Some(saved) = work.load(group, k)? {
+        if (&saved.a, &saved.b) != (an, bn) {
+            return Err(LadderError::SavedMismatch {
+                path: work.path().join(group).join(format!("{k:02}.json")),
+                found: format!("{} vs {}", saved.a, saved.b),
+                expected: format!("{an} vs {bn}"),
+            });
+        }
+        log(&format!("== {group} {k:02}: {an} vs {bn}: reused ({})", saved.tally.describe()));
+        counts.reused += 1;
+        return Ok(saved);
+    }
+    log(&format!("== {group} {k:02}: {an} vs {bn}, {} games", mc.games));
+    let (mut a, mut b) = (agents.make(i)?, agents.make(j)?);
+    let t0 = Instant::now();
+    let mut on_game = |g: &GameRecord| {
+        log(&format!(
+            "   game {:>3}: {} (black) vs {} (white): {} in {} plies",
+            g.index + 1,
+            g.black,
+            g.white,
+            g.result.describe(),
+            g.result.plies
+        ))
+    };
+    let r = run_match(a.as_mut(), b.as_mut(), &agents.variant, mc, &mut on_game)?;
+    let pl = PairLog::from_match(&r, an, bn, t0.elapsed().as_secs_f64());
+    work.save(group, k, &pl)?;
+    log(&format!("   {an} vs {bn}: {}", pl.tally.describe()));
+    counts.played += 1;
+    Ok(pl)
+}
+
+/// The version of a Debian package, when `dpkg-query` knows it.
+fn package_version(pkg: &str) -> Option<String> {
+    let out = std::process::Command::new("dpkg-query")
+        .args(["-W", "-f", "${Version}", pkg])
+        .output()
+        .ok()?;
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && !v.is_empty()).then_some(v)
+}
+
+/// The agents on the ladder and those left out.
+fn roster(cfg: &LadderConfig) -> (Vec<usize>, Vec<LeftOut>) {
+    let (on, off) = cfg.split_available();
+    let left_out = off
+        .into_iter()
+        .map(|(i, need)| {
+            let x = &cfg.external[&need];
+            LeftOut {
+                name: cfg.agents[i].display_name().to_string(),
+                reason: format!("{} is missing ({})", x.path, x.hint),
+            }
+        })
+        .collect();
+    (on, left_out)
+}
+
+/// The external things the agents on the ladder use, with package versions.
+fn externals(cfg: &LadderConfig, on: &[usize]) -> Vec<(String, String)> {
+    let mut used: Vec<&String> = on.iter().flat_map(|&i| &cfg.agents[i].needs).collect();
+    used.sort();
+    used.dedup();
+    used.into_iter()
+        .map(|n| {
+            let x = &cfg.external[n];
+            let version = x.package.as_deref().map(|p| match package_version(p) {
+                Some(v) => format!("Debian package `{p}` {v}"),
+                None => format!("Debian package `{p}`, version unknown"),
+            });
+            let text = match version {
+                Some(v) => format!("`{}` ({v})", x.path),
+                None => format!("`{}`", x.path),
+            };
+            (n.clone(), text)
+        })
+        .collect()
+}
+
+/// Play (or read back) the ladder of `cfg` in `opts.out_dir`.
+pub fn run_ladder(cfg: &LadderConfig, opts: RunOptions<'_>) -> Result<LadderResult, LadderError> {
+    let variant = Variant::load(&cfg.variant, &[])
+        .map_err(|source| LadderError::Variant { variant: cfg.variant.clone(), source })?;
+    let (on, mut left_out) = roster(cfg);
+    if on.len() < 2 {
+        let missing = left_out.iter().map(|l| format!("{}: {}", l.name, l.reason));
+        return Err(LadderError::TooFewAgents {
+            left: on.len(),
+            missing: missing.collect::<Vec<_>>().join("; "),
+        });
+    }
+    let specs = played_specs(cfg, &on);
+    let names: Vec<String> = on.iter().map(|&i| cfg.agents[i].display_name().to_string()).collect();
+    let agents = Agents {
+        variant,
+        names: names.clone(),
+        specs: specs.clone(),
+        seed: cfg.seed,
+        config_index: on.clone(),
+        source: cfg.source.clone(),
+        extra: opts.extra,
+        cache: RefCell::new(HashMap::new()),
+    };
+    for k in 0..on.len() {
+        agents.make(k)?; // every spec is checked before the first game
+    }
+    let work = WorkDir::open(&opts.out_dir, &settings_table(cfg, &on, &specs))?;
+    let log = opts.log;
+    let mut counts = Counts::default();
+    let per_pair = per_pair_of(cfg);
+    let plan = plan(on.len(), &GauntletConfig { mode: GauntletMode::RoundRobin, per_pair });
+    let mut pairs = Vec::with_capacity(plan.len());
+    for (k, (i, j, mc)) in plan.iter().enumerate() {
+        pairs.push(pairing(&work, "pairs", k, &agents, (*i, *j), mc, log, &mut counts)?);
+    }
+    let tallies: Vec<_> = plan.iter().zip(&pairs).map(|((i, j, _), p)| (*i, *j, p.tally)).collect();
+    let (mut table, regularized) = fit_table(&names, &tallies)?;
+    table.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+    let mut h2h = Vec::new();
+    for (k, h) in cfg.h2h.iter().enumerate() {
+        let pos = |n: &str| names.iter().position(|x| x == n);
+        let (Some(i), Some(j)) = (pos(&h.a), pos(&h.b)) else {
+            let reason = "an agent of it is not on the ladder (see above)".to_string();
+            left_out.push(LeftOut { name: format!("head-to-head {} vs {}", h.a, h.b), reason });
+            continue;
+        };
+        let mc = MatchConfig { games: h.games, seed: cfg.h2h_seed(), ..per_pair_of(cfg) };
+        h2h.push(pairing(&work, "h2h", k, &agents, (i, j), &mc, log, &mut counts)?);
+    }
+    let ladder_agents = on
+        .iter()
+        .zip(&names)
+        .map(|(&i, name)| {
+            let a = &cfg.agents[i];
+            LadderAgent {
+                name: name.clone(),
+                spec: a.spec.clone(),
+                limits: describe_limits(&a.spec, &effective_limits(&a.spec, &a.limits())),
+                note: a.note.clone(),
+            }
+        })
+        .collect();
+    Ok(LadderResult {
+        variant: agents.variant.name.clone(),
+        anchor: names[0].clone(),
+        agents: ladder_agents,
+        left_out,
+        table,
+        regularized,
+        pairs,
+        h2h,
+        reused: counts.reused,
+        played: counts.played,
+        externals: externals(cfg, &on),
+    })
+}
+
+/// The match settings every pairing shares (games and seed set per use).
+fn per_pair_of(cfg: &LadderConfig) -> MatchConfig {
+    MatchConfig {
+        games: cfg.games_per_pair,
+        max_plies: cfg.max_plies,
+        limits: Limits::default(),
+        opening_plies: cfg.opening_plies,
+        seed: cfg.seed,
+        sprt: None,
+    }
+}
