@@ -1,12 +1,14 @@
 //! Maximum-likelihood Elo ratings over all games of many players: the Bradley-Terry (logistic)
 //! model with draws counted as half a win, `E(i beats j) = 1 / (1 + 10^((r_j - r_i) / 400))`,
-//! fitted by Newton's method with one player anchored at 0. The 95% intervals come from the
-//! inverse of the observed Fisher information (the negative Hessian of the log-likelihood).
+//! fitted as a logistic regression on the rating differences ([`crate::logistic`]) with one
+//! player anchored at 0. The 95% intervals come from the inverse of the observed Fisher
+//! information (the negative Hessian of the log-likelihood).
 //!
 //! When the maximum does not exist (a player, or a group of players, won or lost every game)
 //! the fit is repeated with one virtual draw added to every pair that played, and the result is
 //! marked `regularized`.
 
+use crate::logistic::{information, inverse_spd, logistic_fit, Design, Fit};
 use thiserror::Error;
 
 /// Natural log-odds per Elo point.
@@ -39,14 +41,19 @@ pub struct PairResult {
     pub games: f64,
 }
 
+/// Why ratings could not be fitted.
 #[derive(Debug, Error, PartialEq)]
 pub enum EloError {
     #[error("player index {0} out of range")]
     BadIndex(usize),
     #[error("players {0:?} played no games connected to the anchor")]
     Disconnected(Vec<usize>),
-    #[error("invalid result: {0}")]
-    BadResult(String),
+    #[error("invalid result {0:?}: a player against itself, or a score outside 0..=games")]
+    BadResult(PairResult),
+    #[error("the rating fit did not converge, even with a virtual draw added to every pair")]
+    NoConvergence,
+    #[error("the ratings' information matrix is singular: no intervals")]
+    SingularInformation,
 }
 
 /// A fitted rating list.
@@ -65,130 +72,102 @@ pub struct EloFit {
     pub iterations: u32,
 }
 
-/// Solve `a x = b` (symmetric positive definite in practice) by Gaussian elimination with
-/// partial pivoting. Returns None for a singular matrix.
-fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
-    let n = b.len();
-    for c in 0..n {
-        let p = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
-        if a[p][c].abs() < 1e-300 {
-            return None;
-        }
-        a.swap(c, p);
-        b.swap(c, p);
-        let (top, rest) = a.split_at_mut(c + 1);
-        let pivot = &top[c];
-        for (k, row) in rest.iter_mut().enumerate() {
-            let f = row[c] / pivot[c];
-            for (x, p) in row[c..].iter_mut().zip(&pivot[c..]) {
-                *x -= f * p;
-            }
-            b[c + 1 + k] -= f * b[c];
-        }
-    }
-    let mut x = vec![0.0; n];
-    for r in (0..n).rev() {
-        let s: f64 = (r + 1..n).map(|k| a[r][k] * x[k]).sum();
-        x[r] = (b[r] - s) / a[r][r];
-    }
-    Some(x)
-}
-
-fn invert(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
-    let n = a.len();
-    let mut cols = Vec::with_capacity(n);
-    for i in 0..n {
-        let mut e = vec![0.0; n];
-        e[i] = 1.0;
-        cols.push(solve(a.to_vec(), e)?);
-    }
-    Some((0..n).map(|r| (0..n).map(|c| cols[c][r]).collect()).collect())
-}
-
+/// Points scored by `i` against `j` (`s[i][j]`) and games between them (`n[i][j]`).
 struct Totals {
     s: Vec<Vec<f64>>,
     n: Vec<Vec<f64>>,
 }
 
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
+impl Totals {
+    /// The totals of valid results, and the games and points per player.
+    fn collect(
+        players: usize,
+        results: &[PairResult],
+    ) -> Result<(Totals, Vec<f64>, Vec<f64>), EloError> {
+        let mut t =
+            Totals { s: vec![vec![0.0; players]; players], n: vec![vec![0.0; players]; players] };
+        let mut games = vec![0.0; players];
+        let mut points = vec![0.0; players];
+        for r in results {
+            if r.a >= players || r.b >= players {
+                return Err(EloError::BadIndex(r.a.max(r.b)));
+            }
+            if r.a == r.b
+                || r.games.is_nan()
+                || r.games < 0.0
+                || !(0.0..=r.games).contains(&r.score_a)
+            {
+                return Err(EloError::BadResult(*r));
+            }
+            t.s[r.a][r.b] += r.score_a;
+            t.s[r.b][r.a] += r.games - r.score_a;
+            t.n[r.a][r.b] += r.games;
+            t.n[r.b][r.a] += r.games;
+            games[r.a] += r.games;
+            games[r.b] += r.games;
+            points[r.a] += r.score_a;
+            points[r.b] += r.games - r.score_a;
+        }
+        Ok((t, games, points))
+    }
 
-fn loglik(t: &Totals, th: &[f64]) -> f64 {
-    let k = th.len();
-    let mut l = 0.0;
-    for i in 0..k {
-        for j in 0..k {
-            if t.n[i][j] > 0.0 {
-                let e = sigmoid(th[i] - th[j]).clamp(1e-300, 1.0);
-                l += t.s[i][j] * e.ln();
+    /// The players without a chain of games to the anchor, as an error.
+    fn check_connected(&self, anchor: usize) -> Result<(), EloError> {
+        let players = self.n.len();
+        let mut seen = vec![false; players];
+        let mut stack = vec![anchor];
+        seen[anchor] = true;
+        while let Some(i) = stack.pop() {
+            for (j, s) in seen.iter_mut().enumerate() {
+                if !*s && self.n[i][j] > 0.0 {
+                    *s = true;
+                    stack.push(j);
+                }
             }
         }
+        let lost: Vec<usize> = (0..players).filter(|&i| !seen[i]).collect();
+        if lost.is_empty() {
+            Ok(())
+        } else {
+            Err(EloError::Disconnected(lost))
+        }
     }
-    l
-}
 
-/// Newton iterations; None when they do not converge (no finite maximum).
-fn newton(t: &Totals, anchor: usize) -> Option<(Vec<f64>, Vec<Vec<f64>>, u32)> {
-    let k = t.n.len();
-    let free: Vec<usize> = (0..k).filter(|&i| i != anchor).collect();
-    let mut th = vec![0.0; k];
-    for it in 1..=200u32 {
-        let mut g = vec![0.0; free.len()];
-        let mut h = vec![vec![0.0; free.len()]; free.len()];
-        let pos_of = |i: usize| free.iter().position(|&f| f == i);
-        for (fi, &i) in free.iter().enumerate() {
-            for j in 0..k {
-                if j == i || t.n[i][j] <= 0.0 {
+    /// The Bradley-Terry model as a logistic regression: one row per pair that played, with
+    /// +1 in the column of the first player and -1 in the second's (the anchor has no column),
+    /// target the first player's score, weight the games; `virtual_draws` adds that many
+    /// drawn games to every such pair.
+    fn design(&self, anchor: usize, virtual_draws: f64) -> Design {
+        let players = self.n.len();
+        let col = |i: usize| (i != anchor).then(|| if i < anchor { i } else { i - 1 });
+        let mut d = Design::new(players - 1);
+        let mut x = vec![0.0; players - 1];
+        for i in 0..players {
+            for j in i + 1..players {
+                if self.n[i][j] <= 0.0 {
                     continue;
                 }
-                let e = sigmoid(th[i] - th[j]);
-                g[fi] += t.s[i][j] - t.n[i][j] * e;
-                let w = t.n[i][j] * e * (1.0 - e);
-                h[fi][fi] += w;
-                if let Some(fj) = pos_of(j) {
-                    h[fi][fj] -= w;
+                x.iter_mut().for_each(|v| *v = 0.0);
+                if let Some(c) = col(i) {
+                    x[c] = 1.0;
                 }
-            }
-        }
-        // h is the negative Hessian (Fisher information)
-        let step = solve(h.clone(), g.clone())?;
-        let l0 = loglik(t, &th);
-        let mut alpha = 1.0;
-        let mut next = th.clone();
-        loop {
-            for (fi, &i) in free.iter().enumerate() {
-                next[i] = th[i] + alpha * step[fi];
-            }
-            if loglik(t, &next) >= l0 - 1e-12 || alpha < 1e-6 {
-                break;
-            }
-            alpha /= 2.0;
-        }
-        let delta = step.iter().map(|s| (s * alpha).abs()).fold(0.0, f64::max);
-        th = next;
-        if th.iter().any(|x| x.abs() > 40.0) {
-            return None; // beyond ±7000 Elo: the maximum is at infinity
-        }
-        if delta < 1e-10 {
-            let mut hf = vec![vec![0.0; free.len()]; free.len()];
-            for (fi, &i) in free.iter().enumerate() {
-                for j in 0..k {
-                    if j == i || t.n[i][j] <= 0.0 {
-                        continue;
-                    }
-                    let e = sigmoid(th[i] - th[j]);
-                    let w = t.n[i][j] * e * (1.0 - e);
-                    hf[fi][fi] += w;
-                    if let Some(fj) = pos_of(j) {
-                        hf[fi][fj] -= w;
-                    }
+                if let Some(c) = col(j) {
+                    x[c] = -1.0;
                 }
+                let games = self.n[i][j] + virtual_draws;
+                let y = (self.s[i][j] + 0.5 * virtual_draws) / games;
+                d.push(&x, y, games, d.rows());
             }
-            return Some((th, hf, it));
         }
+        d
     }
-    None
+}
+
+/// The maximum-likelihood coefficients (natural log-odds units, the anchor left out), if the
+/// maximum exists (not beyond ±40, about ±7000 Elo: the maximum is at infinity).
+fn maximum(d: &Design) -> Option<Fit> {
+    let f = logistic_fit(d, None, 0.0);
+    (f.converged && f.beta.iter().all(|b| b.abs() <= 40.0)).then_some(f)
 }
 
 /// Fit ratings for `players` players from pairwise results; `anchor` is fixed at 0.
@@ -196,70 +175,39 @@ pub fn fit(players: usize, results: &[PairResult], anchor: usize) -> Result<EloF
     if anchor >= players {
         return Err(EloError::BadIndex(anchor));
     }
-    let mut t =
-        Totals { s: vec![vec![0.0; players]; players], n: vec![vec![0.0; players]; players] };
-    let mut games = vec![0.0; players];
-    let mut points = vec![0.0; players];
-    for r in results {
-        if r.a >= players || r.b >= players {
-            return Err(EloError::BadIndex(r.a.max(r.b)));
-        }
-        if r.a == r.b || r.games.is_nan() || r.games < 0.0 || !(0.0..=r.games).contains(&r.score_a)
-        {
-            return Err(EloError::BadResult(format!("{r:?}")));
-        }
-        t.s[r.a][r.b] += r.score_a;
-        t.s[r.b][r.a] += r.games - r.score_a;
-        t.n[r.a][r.b] += r.games;
-        t.n[r.b][r.a] += r.games;
-        games[r.a] += r.games;
-        games[r.b] += r.games;
-        points[r.a] += r.score_a;
-        points[r.b] += r.games - r.score_a;
-    }
-    // connectivity from the anchor
-    let mut seen = vec![false; players];
-    let mut stack = vec![anchor];
-    seen[anchor] = true;
-    while let Some(i) = stack.pop() {
-        for (j, s) in seen.iter_mut().enumerate() {
-            if !*s && t.n[i][j] > 0.0 {
-                *s = true;
-                stack.push(j);
-            }
-        }
-    }
-    let lost: Vec<usize> = (0..players).filter(|&i| !seen[i]).collect();
-    if !lost.is_empty() {
-        return Err(EloError::Disconnected(lost));
-    }
+    let (t, games, points) = Totals::collect(players, results)?;
+    t.check_connected(anchor)?;
+    let mut design = t.design(anchor, 0.0);
     let mut regularized = false;
-    let solved = match newton(&t, anchor) {
-        Some(x) => Some(x),
+    let solved = match maximum(&design) {
+        Some(f) => f,
         None => {
             regularized = true;
-            for i in 0..players {
-                for j in 0..players {
-                    if i != j && t.n[i][j] > 0.0 {
-                        t.s[i][j] += 0.5;
-                        t.n[i][j] += 1.0;
-                    }
-                }
-            }
-            newton(&t, anchor)
+            design = t.design(anchor, 1.0);
+            maximum(&design).ok_or(EloError::NoConvergence)?
         }
     };
-    let (th, info, iterations) =
-        solved.ok_or_else(|| EloError::BadResult("the fit did not converge".into()))?;
-    let cov = invert(&info).ok_or_else(|| EloError::BadResult("singular information".into()))?;
+    let p = players - 1;
+    let cov =
+        inverse_spd(&information(&design, &solved.beta), p).ok_or(EloError::SingularInformation)?;
     let free: Vec<usize> = (0..players).filter(|&i| i != anchor).collect();
+    let mut ratings = vec![0.0; players];
     let mut stderr = vec![0.0; players];
-    for (fi, &i) in free.iter().enumerate() {
-        stderr[i] = cov[fi][fi].max(0.0).sqrt() / LN10_400;
+    for (c, &i) in free.iter().enumerate() {
+        ratings[i] = solved.beta[c] / LN10_400;
+        stderr[i] = cov[c * p + c].max(0.0).sqrt() / LN10_400;
     }
-    let ratings: Vec<f64> = th.iter().map(|x| x / LN10_400).collect();
     let ci95 = ratings.iter().zip(&stderr).map(|(r, s)| (r - Z95 * s, r + Z95 * s)).collect();
-    Ok(EloFit { ratings, stderr, ci95, games, points, anchor, regularized, iterations })
+    Ok(EloFit {
+        ratings,
+        stderr,
+        ci95,
+        games,
+        points,
+        anchor,
+        regularized,
+        iterations: solved.iterations as u32,
+    })
 }
 
 /// Score, its 95% interval and the Elo difference with its interval, from W/D/L counts.
@@ -277,6 +225,15 @@ pub struct ScoreSummary {
     pub elo_ci: (f64, f64),
 }
 
+/// Mean and variance of the per-game score (win 1, draw 1/2, loss 0) over W/D/L counts (not
+/// all zero).
+pub fn score_mean_variance(wins: f64, draws: f64, losses: f64) -> (f64, f64) {
+    let n = wins + draws + losses;
+    let s = (wins + 0.5 * draws) / n;
+    let var = (wins * (1.0 - s).powi(2) + draws * (0.5 - s).powi(2) + losses * s.powi(2)) / n;
+    (s, var)
+}
+
 pub fn score_summary(wins: u64, draws: u64, losses: u64) -> ScoreSummary {
     let n = wins + draws + losses;
     if n == 0 {
@@ -290,10 +247,7 @@ pub fn score_summary(wins: u64, draws: u64, losses: u64) -> ScoreSummary {
     }
     let nf = n as f64;
     let s = (wins as f64 + 0.5 * draws as f64) / nf;
-    let (w, d, l) = (wins as f64 + 1.0, draws as f64, losses as f64 + 1.0);
-    let na = nf + 2.0;
-    let sa = (w + 0.5 * d) / na;
-    let var = (w * (1.0 - sa).powi(2) + d * (0.5 - sa).powi(2) + l * sa.powi(2)) / na;
+    let (sa, var) = score_mean_variance(wins as f64 + 1.0, draws as f64, losses as f64 + 1.0);
     let se = (var / nf).sqrt();
     let lo = (sa - Z95 * se).clamp(0.0, 1.0);
     let hi = (sa + Z95 * se).clamp(0.0, 1.0);

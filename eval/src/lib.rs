@@ -3,11 +3,14 @@
 //! * [`agent`]: the [`Agent`] trait (one move at a time) and the simple agents (random, greedy);
 //!   [`alphabeta`] and [`mcts_agent`] are the searching ones; [`spec`] turns strings such as
 //!   `alphabeta:3` or `usi:/path/to/engine` into agents;
+//! * [`search`]: the one alpha-beta core, configured by the `alphabeta` agent and by the
+//!   imbalance engine of [`values`];
 //! * [`engine_proc`], [`usi_client`], [`xboard_client`], [`winboard`]: external engines over a
 //!   child process, with a timeout on every read;
 //! * [`play`]: one game between two agents, with forfeits for crashes, hangs and illegal moves;
 //! * [`r#match`]: a match between two agents with paired openings, score and Elo intervals;
 //! * [`elo`], [`sprt`]: maximum-likelihood Elo over many players, and the sequential test;
+//!   [`logistic`]: the logistic regression and linear algebra behind Elo and the piece values;
 //! * [`gauntlet`]: round robins and gauntlets with one Elo table.
 
 pub mod agent;
@@ -15,9 +18,11 @@ pub mod alphabeta;
 pub mod elo;
 pub mod engine_proc;
 pub mod gauntlet;
+pub mod logistic;
 pub mod r#match;
 pub mod mcts_agent;
 pub mod play;
+pub mod search;
 pub mod spec;
 pub mod sprt;
 pub mod usi_client;

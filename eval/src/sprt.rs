@@ -5,7 +5,7 @@
 //! `a = (1, 1/2, 0)` and λ solved so that they sum to one (Van den Bergh's GSPRT). The
 //! log-likelihood ratio is compared with Wald's bounds `ln(β / (1 - α))` and `ln((1 - β) / α)`.
 
-use crate::elo::score_from_elo;
+use crate::elo::{score_from_elo, score_mean_variance};
 
 /// Test settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -124,11 +124,7 @@ impl Sprt {
         if n == 0.0 {
             return 0.0;
         }
-        let s = (wins as f64 + 0.5 * draws as f64) / n;
-        let var = (wins as f64 * (1.0 - s).powi(2)
-            + draws as f64 * (0.5 - s).powi(2)
-            + losses as f64 * s.powi(2))
-            / n;
+        let (s, var) = score_mean_variance(wins as f64, draws as f64, losses as f64);
         if var <= 0.0 {
             return 0.0;
         }

@@ -6,7 +6,7 @@
 //! The engine is [`Searcher`] (its own module). Games that reach the ply cap are draws: there
 //! is no adjudication.
 
-use super::searcher::Searcher;
+use super::searcher::{EngineSettings, Searcher};
 use super::stats::{positive, ratio_bootstrap, Design};
 use super::{estimates_from, width_curve, Kinds, MethodResult};
 use rand::rngs::SmallRng;
@@ -61,6 +61,18 @@ pub struct ImbalanceConfig {
     /// material.
     pub safe_royals: bool,
     pub seed: u64,
+}
+
+/// The engine part of the settings (what [`Searcher`] needs).
+impl From<&ImbalanceConfig> for EngineSettings {
+    fn from(c: &ImbalanceConfig) -> EngineSettings {
+        EngineSettings {
+            depth: c.depth,
+            node_budget: c.node_budget,
+            root_budget: c.root_budget,
+            advance_cp: c.advance_cp,
+        }
+    }
 }
 
 impl Default for ImbalanceConfig {

@@ -1,195 +1,13 @@
-//! The statistics behind `shogilab values`: weighted logistic regression (Newton/IRLS with a
-//! small ridge) on fractional targets (draws are 0.5), cluster bootstrap weights, percentile
-//! intervals, and Spearman/Pearson correlation. No dependency beyond `rand`.
+//! The statistics behind `shogilab values`: coefficient ratios with cluster-bootstrap
+//! intervals (the regression itself is [`crate::logistic`]'s, re-exported here), percentile
+//! intervals, and Spearman/Pearson correlation. The bootstrap refits run on rayon's pool; the
+//! resamples are drawn in order from one seeded generator first, so the results do not depend
+//! on the number of threads.
 
+pub use crate::logistic::{logistic_fit, Design, Fit};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-
-/// A design matrix stored row by row, with a target in [0, 1] and a cluster id per row
-/// (rows of one cluster are resampled together by the bootstrap) and a base weight.
-#[derive(Debug, Clone, Default)]
-pub struct Design {
-    /// Number of columns.
-    pub p: usize,
-    /// Row-major features, `rows * p` numbers.
-    pub x: Vec<f64>,
-    pub y: Vec<f64>,
-    /// Base weight of each row (e.g. how many identical rows it stands for).
-    pub w: Vec<f64>,
-    /// Cluster (game, game pair) of each row: `0..clusters`.
-    pub cluster: Vec<usize>,
-    pub clusters: usize,
-}
-
-impl Design {
-    pub fn new(p: usize) -> Design {
-        Design { p, ..Default::default() }
-    }
-
-    pub fn rows(&self) -> usize {
-        self.y.len()
-    }
-
-    /// Add a row; `cluster` must be below `clusters` once all rows are in (it grows it).
-    pub fn push(&mut self, features: &[f64], y: f64, w: f64, cluster: usize) {
-        debug_assert_eq!(features.len(), self.p);
-        self.x.extend_from_slice(features);
-        self.y.push(y);
-        self.w.push(w);
-        self.cluster.push(cluster);
-        self.clusters = self.clusters.max(cluster + 1);
-    }
-
-    /// Columns that are not constant zero over the rows with positive weight.
-    pub fn active_columns(&self) -> Vec<bool> {
-        let mut active = vec![false; self.p];
-        for r in 0..self.rows() {
-            if self.w[r] <= 0.0 {
-                continue;
-            }
-            for (j, a) in active.iter_mut().enumerate() {
-                if self.x[r * self.p + j] != 0.0 {
-                    *a = true;
-                }
-            }
-        }
-        active
-    }
-
-    /// The rows of the first `n` clusters only (clusters are numbered in the order they were
-    /// collected, so this is "the first n games").
-    pub fn first_clusters(&self, n: usize) -> Design {
-        let mut d = Design::new(self.p);
-        for r in 0..self.rows() {
-            if self.cluster[r] < n {
-                d.push(
-                    &self.x[r * self.p..(r + 1) * self.p],
-                    self.y[r],
-                    self.w[r],
-                    self.cluster[r],
-                );
-            }
-        }
-        d.clusters = n.min(self.clusters);
-        d
-    }
-}
-
-/// A fitted logistic model.
-#[derive(Debug, Clone)]
-pub struct Fit {
-    pub beta: Vec<f64>,
-    pub iterations: usize,
-    pub converged: bool,
-}
-
-fn sigmoid(z: f64) -> f64 {
-    if z >= 0.0 {
-        1.0 / (1.0 + (-z).exp())
-    } else {
-        let e = z.exp();
-        e / (1.0 + e)
-    }
-}
-
-/// Solve `a x = b` for a symmetric positive definite `a` (n x n, row-major) by Cholesky;
-/// `None` when `a` is not positive definite.
-pub fn solve_spd(a: &[f64], b: &[f64], n: usize) -> Option<Vec<f64>> {
-    let mut l = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..=i {
-            let mut s = a[i * n + j];
-            for k in 0..j {
-                s -= l[i * n + k] * l[j * n + k];
-            }
-            if i == j {
-                if s <= 0.0 || !s.is_finite() {
-                    return None;
-                }
-                l[i * n + i] = s.sqrt();
-            } else {
-                l[i * n + j] = s / l[j * n + j];
-            }
-        }
-    }
-    let mut z = vec![0.0; n];
-    for i in 0..n {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= l[i * n + k] * z[k];
-        }
-        z[i] = s / l[i * n + i];
-    }
-    let mut x = vec![0.0; n];
-    for i in (0..n).rev() {
-        let mut s = z[i];
-        for k in i + 1..n {
-            s -= l[k * n + i] * x[k];
-        }
-        x[i] = s / l[i * n + i];
-    }
-    Some(x)
-}
-
-/// Weighted logistic regression by Newton's method (IRLS) maximising
-/// `sum_r m_r w_r [y_r log p_r + (1 - y_r) log(1 - p_r)] - ridge/2 |beta|^2`, where `m` are
-/// the optional per-cluster multiplicities (bootstrap). Fractional targets (0.5 for a draw)
-/// are allowed: the quasi-likelihood has the same score equations.
-pub fn logistic_fit(d: &Design, mult: Option<&[f64]>, ridge: f64) -> Fit {
-    let p = d.p;
-    let mut beta = vec![0.0; p];
-    let mut h = vec![0.0; p * p];
-    let mut g = vec![0.0; p];
-    let mut converged = false;
-    let mut it = 0;
-    while it < 50 {
-        it += 1;
-        h.iter_mut().for_each(|v| *v = 0.0);
-        g.iter_mut().for_each(|v| *v = 0.0);
-        for r in 0..d.rows() {
-            let w = d.w[r] * mult.map_or(1.0, |m| m[d.cluster[r]]);
-            if w == 0.0 {
-                continue;
-            }
-            let xr = &d.x[r * p..(r + 1) * p];
-            let z: f64 = xr.iter().zip(&beta).map(|(a, b)| a * b).sum();
-            let pr = sigmoid(z);
-            let res = w * (d.y[r] - pr);
-            let wt = w * pr * (1.0 - pr);
-            for i in 0..p {
-                let xi = xr[i];
-                if xi == 0.0 {
-                    continue;
-                }
-                g[i] += res * xi;
-                let wxi = wt * xi;
-                for j in 0..=i {
-                    h[i * p + j] += wxi * xr[j];
-                }
-            }
-        }
-        for i in 0..p {
-            for j in 0..i {
-                h[j * p + i] = h[i * p + j];
-            }
-            h[i * p + i] += ridge;
-            g[i] -= ridge * beta[i];
-        }
-        let Some(step) = solve_spd(&h, &g, p) else { break };
-        let mut max_step = 0.0f64;
-        for (b, s) in beta.iter_mut().zip(&step) {
-            // damp huge steps (separation) so the iteration stays finite
-            let s = s.clamp(-5.0, 5.0);
-            *b += s;
-            max_step = max_step.max(s.abs());
-        }
-        if max_step < 1e-9 {
-            converged = true;
-            break;
-        }
-    }
-    Fit { beta, iterations: it, converged }
-}
+use rayon::prelude::*;
 
 /// Multiplicities of `clusters` clusters drawn with replacement (a bootstrap resample).
 pub fn bootstrap_multiplicities(clusters: usize, rng: &mut SmallRng) -> Vec<f64> {
@@ -316,23 +134,10 @@ pub fn ratio_bootstrap(
         fit.beta[j] = fit_k.beta[k];
     }
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x626f_6f74);
-    // resamples drawn in order (reproducible), fitted on every core
+    // resamples drawn in order (reproducible), fitted on every core (rayon keeps the order)
     let mults: Vec<Vec<f64>> =
         (0..resamples).map(|_| bootstrap_multiplicities(d.clusters.max(1), &mut rng)).collect();
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 16);
-    let chunk = resamples.div_ceil(threads).max(1);
-    let fits: Vec<Fit> = std::thread::scope(|scope| {
-        let handles: Vec<_> = mults
-            .chunks(chunk)
-            .map(|ms| {
-                let sub = &sub;
-                scope.spawn(move || {
-                    ms.iter().map(|m| logistic_fit(sub, Some(m), ridge)).collect::<Vec<Fit>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    });
+    let fits: Vec<Fit> = mults.par_iter().map(|m| logistic_fit(&sub, Some(m), ridge)).collect();
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); d.p];
     let mut bad_unit = 0;
     let mut draws = Vec::with_capacity(fits.len());
@@ -431,6 +236,7 @@ pub fn positive(x: f64) -> bool {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::logistic::sigmoid;
 
     /// Synthetic games: y ~ Bernoulli(sigmoid(b0 + x.beta)), some draws.
     pub(crate) fn synthetic(beta: &[f64], b0: f64, n: usize, seed: u64) -> Design {
@@ -502,6 +308,27 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn bootstrap_draws_do_not_depend_on_the_thread_count() {
+        let d = synthetic(&[0.4, 0.8], 0.1, 800, 8);
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| ratio_bootstrap(&d, 1, 1e-6, 40, 3))
+        };
+        let (one, three) = (on(1), on(3));
+        assert_eq!(one.resamples, 40);
+        assert_eq!(one.coef_draws.len(), 40);
+        for (a, b) in one.coef_draws.iter().zip(&three.coef_draws) {
+            assert_eq!(
+                a.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                b.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+        }
+        assert_eq!(one.lo[2].to_bits(), three.lo[2].to_bits());
+        // the draws differ from one resample to the next: each got its own multiplicities
+        assert_ne!(one.coef_draws[0][2].to_bits(), one.coef_draws[1][2].to_bits());
+    }
+
+    #[test]
     fn identical_results_measure_nothing() {
         let mut d = synthetic(&[0.5, 0.5], 0.0, 300, 6);
         d.y.iter_mut().for_each(|y| *y = 0.5);
@@ -551,14 +378,5 @@ pub(crate) mod tests {
         // NaN pairs are ignored
         assert!((spearman(&[1.0, f64::NAN, 2.0, 3.0], &[1.0, 5.0, 2.0, 3.0]) - 1.0).abs() < 1e-12);
         assert!(spearman(&[1.0], &[1.0]).is_nan());
-    }
-
-    #[test]
-    fn cholesky_solves() {
-        let a = [4.0, 2.0, 2.0, 3.0];
-        let x = solve_spd(&a, &[2.0, 1.0], 2).unwrap();
-        assert!((4.0 * x[0] + 2.0 * x[1] - 2.0).abs() < 1e-12);
-        assert!((2.0 * x[0] + 3.0 * x[1] - 1.0).abs() < 1e-12);
-        assert!(solve_spd(&[1.0, 2.0, 2.0, 1.0], &[1.0, 1.0], 2).is_none());
     }
 }

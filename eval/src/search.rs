@@ -1,0 +1,374 @@
+//! The one alpha-beta core of the crate: negamax with alpha-beta pruning, an optional
+//! captures-only quiescence search, moves ordered by an [`Evaluation`]'s key (a stable sort:
+//! ties keep the generation order), node limits, and a root driver with optional iterative
+//! deepening, root window, repeat penalty and root jitter. Two engines are configurations of it:
+//! the `alphabeta` match agent ([`crate::alphabeta`]) and the imbalance engine of
+//! `shogilab values` ([`crate::values::searcher`]).
+//!
+//! Game ends inside the tree: no legal move is a loss (checkmate and stalemate both lose in the
+//! built-in variants), and in royal-capture variants (no check rule) a side without a royal has
+//! lost. Repetition is only applied at the root (the game's legal moves, and the optional
+//! repeat penalty). No allocation per node: move lists and sort buffers are reused.
+
+use rand::rngs::SmallRng;
+use rand::Rng;
+use shogilab_engine::{Game, Move, MoveList, Position};
+use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// Score of a side that has lost at the root (less the plies to the loss).
+pub const MATE: i32 = 1_000_000;
+/// Beyond every score.
+pub const INF: i32 = 2_000_000;
+/// Deepest quiescence extension (plies).
+pub const QDEPTH: u32 = 4;
+
+/// What an engine knows about positions: its static evaluation and its move ordering.
+pub trait Evaluation {
+    /// Ordering key of a move, highest first; positive for the moves that
+    /// [`QuiescenceMoves::PositiveKey`] searches.
+    type Key: PartialOrd + Copy + Default;
+    /// Static score for the side to move (centipawns).
+    fn eval(&self, pos: &Position) -> i32;
+    /// Ordering key of the legal move `m` in `pos`.
+    fn key(&self, pos: &Position, m: Move) -> Self::Key;
+}
+
+/// The moves of the quiescence search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuiescenceMoves {
+    /// The legal moves with a positive key; a side without one stands pat (even with no legal
+    /// move at all).
+    PositiveKey,
+    /// [`Position::legal_captures`]; a side with no legal move at all has lost.
+    Captures,
+}
+
+/// How an engine searches (fixed for its lifetime).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Full-width depth in plies (at least 1).
+    pub depth: u32,
+    /// Deepest ply of the full-width search.
+    pub max_ply: usize,
+    /// Quiescence search at the leaves; `None`: the static evaluation.
+    pub quiescence: Option<QuiescenceMoves>,
+    /// Iterative deepening from depth 1 over the root moves ordered by key, the best move of
+    /// each iteration first in the next, stopping at a mate score; off: one iteration at
+    /// `depth` over the root moves in generation order.
+    pub iterative: bool,
+    /// Root window: once a root move has a score, the next ones are searched with alpha at
+    /// that score less the jitter's range, so a move that cannot beat it is only bounded (the
+    /// move chosen is the same); off: every root move gets the full window.
+    pub root_window: bool,
+    /// The node count restarts at every root move (a budget per root move); off: one count
+    /// for the whole search.
+    pub budget_per_root_move: bool,
+}
+
+/// Node limits of one search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeLimits {
+    /// Past this count the full-width search stops expanding and the quiescence search stands
+    /// pat: the search goes on with the static evaluation.
+    pub soft: u64,
+    /// At this count the search is abandoned; the root keeps what completed iterations found.
+    pub hard: u64,
+    /// Like `hard`, a moment (checked every 1024 nodes).
+    pub deadline: Option<Instant>,
+}
+
+impl Default for NodeLimits {
+    fn default() -> Self {
+        NodeLimits { soft: u64::MAX, hard: u64::MAX, deadline: None }
+    }
+}
+
+/// Root jitter: a uniform draw in `-noise..=noise` added to every root score.
+pub struct Jitter<'a> {
+    pub noise: i32,
+    pub rng: &'a mut SmallRng,
+}
+
+/// What the root adds to the searched scores.
+#[derive(Default)]
+pub struct RootRules<'a> {
+    /// Positions that a root move should not repeat, and what repeating one costs.
+    pub seen: Option<(&'a HashSet<u64>, i32)>,
+    pub jitter: Option<Jitter<'a>>,
+}
+
+impl RootRules<'_> {
+    fn noise(&self) -> i32 {
+        self.jitter.as_ref().map_or(0, |j| j.noise)
+    }
+
+    fn penalty(&self, pos: &Position) -> i64 {
+        match self.seen {
+            Some((seen, penalty)) if seen.contains(&pos.hash()) => penalty as i64,
+            _ => 0,
+        }
+    }
+
+    fn draw(&mut self) -> i64 {
+        match &mut self.jitter {
+            Some(j) if j.noise > 0 => j.rng.gen_range(-j.noise..=j.noise) as i64,
+            _ => 0,
+        }
+    }
+}
+
+/// A negamax alpha-beta engine over an [`Evaluation`].
+pub struct AlphaBeta<E: Evaluation> {
+    evaluation: E,
+    opts: SearchOptions,
+    limits: NodeLimits,
+    nodes: u64,
+    aborted: bool,
+    lists: Vec<MoveList>,
+    keyed: Vec<(E::Key, Move)>,
+    scratch: MoveList,
+}
+
+impl<E: Evaluation> AlphaBeta<E> {
+    pub fn new(evaluation: E, opts: SearchOptions) -> AlphaBeta<E> {
+        let opts = SearchOptions { depth: opts.depth.max(1), ..opts };
+        AlphaBeta {
+            evaluation,
+            lists: (0..opts.max_ply + QDEPTH as usize + 2)
+                .map(|_| MoveList::with_capacity(256))
+                .collect(),
+            opts,
+            limits: NodeLimits::default(),
+            nodes: 0,
+            aborted: false,
+            keyed: Vec::with_capacity(256),
+            scratch: MoveList::with_capacity(256),
+        }
+    }
+
+    pub fn options(&self) -> &SearchOptions {
+        &self.opts
+    }
+
+    /// Nodes searched by the last [`AlphaBeta::search`] (with a budget per root move: by its
+    /// last root move).
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The best root move and its score (with the root rules' penalty and jitter); `None` when
+    /// the game has no legal move.
+    pub fn search(
+        &mut self,
+        game: &Game,
+        limits: NodeLimits,
+        rules: &mut RootRules,
+    ) -> Option<(Move, i64)> {
+        let mut order: MoveList = game.legal().to_vec();
+        if order.is_empty() {
+            return None;
+        }
+        self.nodes = 0;
+        self.aborted = false;
+        self.limits = limits;
+        let mut pos = game.position().clone();
+        let start = if self.opts.iterative {
+            self.order(&pos, &mut order, false);
+            1
+        } else {
+            self.opts.depth
+        };
+        let mut best = (order[0], -INF as i64);
+        for depth in start..=self.opts.depth {
+            if let Some(found) = self.root_iteration(&mut pos, &order, depth, rules) {
+                if !self.aborted || found.1 > best.1 {
+                    best = found;
+                }
+            }
+            if self.aborted {
+                break;
+            }
+            // principal move first in the next iteration
+            if let Some(i) = order.iter().position(|&m| m == best.0) {
+                let m = order.remove(i);
+                order.insert(0, m);
+            }
+            if best.1.abs() > (MATE - 1000) as i64 {
+                break;
+            }
+        }
+        Some(best)
+    }
+
+    /// One pass over the root moves at `depth`: the best (move, score) of the moves completed.
+    fn root_iteration(
+        &mut self,
+        pos: &mut Position,
+        order: &[Move],
+        depth: u32,
+        rules: &mut RootRules,
+    ) -> Option<(Move, i64)> {
+        let mut best: Option<(Move, i64)> = None;
+        for &m in order {
+            // a move that cannot beat the best so far even with the most favourable jitter (a
+            // repeat penalty only lowers it) is searched for a bound
+            let alpha = match best {
+                Some((_, b)) if self.opts.root_window => {
+                    (b - rules.noise() as i64).clamp(-INF as i64, INF as i64) as i32
+                }
+                _ => -INF,
+            };
+            if self.opts.budget_per_root_move {
+                self.nodes = 0;
+            }
+            let u = pos.play(m);
+            let mut s = -self.negamax(pos, depth - 1, -INF, -alpha, 1) as i64;
+            s -= rules.penalty(pos);
+            pos.unplay(&u);
+            if self.aborted {
+                break;
+            }
+            s += rules.draw();
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((m, s));
+            }
+        }
+        best
+    }
+
+    /// Count a node; whether the search is abandoned.
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes >= self.limits.hard {
+            self.aborted = true;
+        }
+        if self.nodes & 1023 == 0 && self.limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// Loss for the side to move without search (royal gone), if so.
+    fn lost(pos: &Position) -> bool {
+        !pos.variant().rules.check && pos.royal_count(pos.side_to_move()) == 0
+    }
+
+    /// Sort `list` by key, highest first (stable); `positive_only` drops the moves whose key
+    /// is not positive.
+    fn order(&mut self, pos: &Position, list: &mut MoveList, positive_only: bool) {
+        let mut keyed = std::mem::take(&mut self.keyed);
+        keyed.clear();
+        keyed.extend(list.iter().map(|&m| (self.evaluation.key(pos, m), m)));
+        if positive_only {
+            keyed.retain(|(k, _)| *k > E::Key::default());
+        }
+        keyed.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(Ordering::Equal));
+        list.clear();
+        list.extend(keyed.iter().map(|k| k.1));
+        self.keyed = keyed;
+    }
+
+    /// Fill `self.lists[ply]` with the ordered moves (all, or the quiescence moves); returns
+    /// whether the side to move has a legal move (always true for
+    /// [`QuiescenceMoves::PositiveKey`]).
+    fn gen(&mut self, pos: &Position, ply: usize, quiescence: Option<QuiescenceMoves>) -> bool {
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        let any = match quiescence {
+            None | Some(QuiescenceMoves::PositiveKey) => {
+                pos.legal_moves(&mut list);
+                quiescence.is_some() || !list.is_empty()
+            }
+            Some(QuiescenceMoves::Captures) => {
+                pos.legal_captures(&mut list);
+                !list.is_empty() || pos.has_legal_move_in(&mut self.scratch)
+            }
+        };
+        self.order(pos, &mut list, quiescence == Some(QuiescenceMoves::PositiveKey));
+        self.lists[ply] = list;
+        any
+    }
+
+    fn qsearch(
+        &mut self,
+        pos: &mut Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        q: u32,
+        moves: QuiescenceMoves,
+    ) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        if Self::lost(pos) {
+            return -MATE + ply as i32;
+        }
+        let stand = self.evaluation.eval(pos);
+        if stand >= beta || q == 0 || ply >= self.lists.len() - 1 || self.nodes >= self.limits.soft
+        {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        if !self.gen(pos, ply, Some(moves)) {
+            return -MATE + ply as i32;
+        }
+        for i in 0..self.lists[ply].len() {
+            let m = self.lists[ply][i];
+            let u = pos.play(m);
+            let s = -self.qsearch(pos, -beta, -alpha, ply + 1, q - 1, moves);
+            pos.unplay(&u);
+            if self.aborted {
+                return 0;
+            }
+            if s >= beta {
+                return s;
+            }
+            alpha = alpha.max(s);
+        }
+        alpha
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &mut Position,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        if Self::lost(pos) {
+            return -MATE + ply as i32;
+        }
+        if depth == 0 || ply >= self.opts.max_ply || self.nodes >= self.limits.soft {
+            return match self.opts.quiescence {
+                Some(moves) => self.qsearch(pos, alpha, beta, ply, QDEPTH, moves),
+                None => self.evaluation.eval(pos),
+            };
+        }
+        if !self.gen(pos, ply, None) {
+            return -MATE + ply as i32;
+        }
+        let mut best = -INF;
+        for i in 0..self.lists[ply].len() {
+            let m = self.lists[ply][i];
+            let u = pos.play(m);
+            let s = -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1);
+            pos.unplay(&u);
+            if self.aborted {
+                return 0;
+            }
+            best = best.max(s);
+            alpha = alpha.max(s);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+}
