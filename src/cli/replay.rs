@@ -1,10 +1,12 @@
 //! `shogilab replay`: check game records (one game per line, USI `position` syntax without the
-//! word `position`) move by move.
+//! word `position`) move by move, and report each game's final state (optionally its final
+//! position as SFEN).
 
 use super::VariantArgs;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
-use shogilab_engine::{Game, Position, Variant};
+use serde_json::json;
+use shogilab_engine::{EngineError, Game, Position, Variant};
 use std::sync::Arc;
 
 #[derive(Args)]
@@ -14,12 +16,59 @@ pub struct ReplayArgs {
     /// File with one game per line: `startpos moves 7g7f ...` or `sfen <SFEN> moves ...`.
     #[arg(long, short = 'f')]
     pub file: String,
-    /// Print a JSON summary as the last line.
+    /// Print one JSON object per game (with its `final_sfen`) and a JSON summary as the last
+    /// line.
     #[arg(long)]
     pub json: bool,
+    /// Print only each game's final position as SFEN, one line per game, in file order. If any
+    /// game has an illegal move or a malformed line, nothing is printed to stdout: the
+    /// problems go to stderr and the exit status is non-zero.
+    #[arg(long, conflicts_with = "json")]
+    pub final_sfen: bool,
     /// Only print problems and the summary.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// Why a game line cannot be replayed (the first illegal move is not an error: see
+/// [`Replayed::illegal`]).
+#[derive(Debug)]
+pub enum LineError {
+    Empty,
+    /// The first word, which must be `startpos` or `sfen`.
+    BadStart(String),
+    SfenWithoutPosition,
+    /// The word after the position, which must be `moves`.
+    ExpectedMoves(String),
+    /// The SFEN does not parse in the variant.
+    Position(EngineError),
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineError::Empty => write!(f, "empty line"),
+            LineError::BadStart(t) => write!(f, "expected `startpos` or `sfen`, found {t:?}"),
+            LineError::SfenWithoutPosition => write!(f, "`sfen` without a position"),
+            LineError::ExpectedMoves(t) => write!(f, "expected `moves`, found {t:?}"),
+            LineError::Position(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for LineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LineError::Position(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<EngineError> for LineError {
+    fn from(e: EngineError) -> Self {
+        LineError::Position(e)
+    }
 }
 
 /// A parsed game line: the start position and the move strings.
@@ -28,8 +77,9 @@ pub struct GameLine<'a> {
     pub moves: Vec<&'a str>,
 }
 
-/// Parse `startpos [moves ...]` or `sfen <fields> [moves ...]`.
-pub fn parse_line(line: &str) -> std::result::Result<GameLine<'_>, String> {
+/// Parse `startpos [moves ...]` or `sfen <fields> [moves ...]` (a leading `position` is
+/// allowed).
+pub fn parse_line(line: &str) -> Result<GameLine<'_>, LineError> {
     let toks: Vec<&str> = line.split_whitespace().collect();
     let toks = if toks.first() == Some(&"position") { &toks[1..] } else { &toks[..] };
     let (sfen, rest) = match toks.first() {
@@ -37,99 +87,185 @@ pub fn parse_line(line: &str) -> std::result::Result<GameLine<'_>, String> {
         Some(&"sfen") => {
             let end = toks.iter().position(|t| *t == "moves").unwrap_or(toks.len());
             if end <= 1 {
-                return Err("`sfen` without a position".into());
+                return Err(LineError::SfenWithoutPosition);
             }
             (Some(toks[1..end].join(" ")), &toks[end..])
         }
-        Some(t) => return Err(format!("expected `startpos` or `sfen`, found {t:?}")),
-        None => return Err("empty line".into()),
+        Some(t) => return Err(LineError::BadStart(t.to_string())),
+        None => return Err(LineError::Empty),
     };
     let moves = match rest.first() {
         None => Vec::new(),
         Some(&"moves") => rest[1..].to_vec(),
-        Some(t) => return Err(format!("expected `moves`, found {t:?}")),
+        Some(t) => return Err(LineError::ExpectedMoves(t.to_string())),
     };
     Ok(GameLine { sfen, moves })
 }
 
-/// Outcome of checking one game.
-pub enum Checked {
-    Ok { plies: usize, status: String },
-    Illegal { ply: usize, mv: String, reason: String, plies: usize },
+/// The first illegal move of a game.
+pub struct IllegalMove {
+    /// 1-based ply of the illegal move.
+    pub ply: usize,
+    pub mv: String,
+    pub reason: String,
 }
 
-/// Replay one game line in a variant.
-pub fn check_game(v: &Arc<Variant>, gl: &GameLine) -> std::result::Result<Checked, String> {
+/// Outcome of replaying one game line.
+pub struct Replayed {
+    /// Moves played (all of them, or those before the illegal one).
+    pub plies: usize,
+    /// Game status after the last move played (`ongoing`, `black wins by checkmate`, ...).
+    pub status: String,
+    /// The position after the last move played, as SFEN.
+    pub final_sfen: String,
+    pub illegal: Option<IllegalMove>,
+}
+
+/// Replay one game line in a variant, stopping at the first illegal move.
+pub fn check_game(v: &Arc<Variant>, gl: &GameLine) -> Result<Replayed, LineError> {
     let pos = match &gl.sfen {
-        Some(s) => Position::from_sfen(v, s).map_err(|e| e.to_string())?,
+        Some(s) => Position::from_sfen(v, s)?,
         None => Position::start(v),
     };
     let mut game = Game::new(pos);
+    let mut illegal = None;
     for (i, mv) in gl.moves.iter().enumerate() {
         match game.parse_usi(mv) {
             Ok(m) => game.play(m),
             Err(e) => {
                 let reason = match e {
-                    shogilab_engine::EngineError::Illegal { reason, .. } => reason,
+                    EngineError::Illegal { reason, .. } => reason,
                     other => other.to_string(),
                 };
-                return Ok(Checked::Illegal { ply: i + 1, mv: mv.to_string(), reason, plies: i });
+                illegal = Some(IllegalMove { ply: i + 1, mv: mv.to_string(), reason });
+                break;
             }
         }
     }
-    Ok(Checked::Ok { plies: gl.moves.len(), status: game.status().to_string() })
+    Ok(Replayed {
+        plies: game.plies(),
+        status: game.status().to_string(),
+        final_sfen: game.position().to_sfen(),
+        illegal,
+    })
+}
+
+/// Counts over a file.
+#[derive(Default)]
+struct Tally {
+    games: usize,
+    plies: usize,
+    illegal: usize,
+    malformed: usize,
+}
+
+impl Tally {
+    fn problems(&self) -> usize {
+        self.illegal + self.malformed
+    }
+}
+
+/// Where one game sits in the file, for messages.
+struct Place {
+    game: usize,
+    line: usize,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "game {} (line {})", self.game, self.line)
+    }
+}
+
+/// The problem of a game, if it has one, as a report line.
+fn problem(at: &Place, r: &Result<Replayed, LineError>) -> Option<String> {
+    match r {
+        Err(e) => Some(format!("{at}: malformed: {e}")),
+        Ok(Replayed { illegal: Some(m), .. }) => {
+            Some(format!("{at}: illegal move at ply {}: {}: {}", m.ply, m.mv, m.reason))
+        }
+        Ok(_) => None,
+    }
+}
+
+/// One game as a JSON object (`final_sfen` is null for a malformed line).
+fn game_json(at: &Place, r: &Result<Replayed, LineError>) -> serde_json::Value {
+    match r {
+        Err(e) => json!({"game": at.game, "line": at.line, "malformed": e.to_string(),
+                         "final_sfen": null}),
+        Ok(g) => {
+            let illegal =
+                g.illegal.as_ref().map(|m| json!({"ply": m.ply, "move": m.mv, "reason": m.reason}));
+            json!({"game": at.game, "line": at.line, "plies": g.plies, "status": g.status,
+                   "illegal": illegal, "final_sfen": g.final_sfen})
+        }
+    }
+}
+
+/// Print one game's report in the chosen mode (nothing in `--final-sfen` mode unless it has a
+/// problem, which goes to stderr there).
+fn report(a: &ReplayArgs, at: &Place, r: &Result<Replayed, LineError>) {
+    let problem = problem(at, r);
+    if a.final_sfen {
+        if let Some(p) = problem {
+            eprintln!("{p}");
+        }
+    } else if a.json {
+        if problem.is_some() || !a.quiet {
+            println!("{}", game_json(at, r));
+        }
+    } else if let Some(p) = problem {
+        println!("{p}");
+    } else if let (Ok(g), false) = (r, a.quiet) {
+        println!("{at}: ok, {} plies, {}", g.plies, g.status);
+    }
 }
 
 pub fn run(a: ReplayArgs) -> Result<()> {
     let v = a.variant.load()?;
     let text = std::fs::read_to_string(&a.file).with_context(|| format!("reading {}", a.file))?;
-    let (mut games, mut plies, mut illegal, mut malformed) = (0usize, 0usize, 0usize, 0usize);
+    let mut t = Tally::default();
+    let mut finals = Vec::new();
     for (lineno, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        games += 1;
-        let tag = format!("game {games} (line {})", lineno + 1);
-        let gl = match parse_line(line) {
-            Ok(g) => g,
-            Err(e) => {
-                malformed += 1;
-                println!("{tag}: malformed: {e}");
-                continue;
-            }
-        };
-        match check_game(&v, &gl) {
-            Err(e) => {
-                malformed += 1;
-                println!("{tag}: malformed: {e}");
-            }
-            Ok(Checked::Ok { plies: p, status }) => {
-                plies += p;
-                if !a.quiet {
-                    println!("{tag}: ok, {p} plies, {status}");
-                }
-            }
-            Ok(Checked::Illegal { ply, mv, reason, plies: p }) => {
-                plies += p;
-                illegal += 1;
-                println!("{tag}: illegal move at ply {ply}: {mv}: {reason}");
+        t.games += 1;
+        let at = Place { game: t.games, line: lineno + 1 };
+        let r = parse_line(line).and_then(|gl| check_game(&v, &gl));
+        report(&a, &at, &r);
+        match &r {
+            Err(_) => t.malformed += 1,
+            Ok(g) => {
+                t.plies += g.plies;
+                t.illegal += g.illegal.is_some() as usize;
+                finals.push(g.final_sfen.clone());
             }
         }
     }
     if a.json {
+        let summary = json!({"games": t.games, "plies": t.plies, "illegal": t.illegal,
+                             "malformed": t.malformed});
+        println!("{summary}");
+    } else if !a.final_sfen {
         println!(
-            "{}",
-            serde_json::json!({"games": games, "plies": plies, "illegal": illegal, "malformed": malformed})
+            "{} games, {} plies, {} illegal, {} malformed",
+            t.games, t.plies, t.illegal, t.malformed
         );
-    } else {
-        println!("{games} games, {plies} plies, {illegal} illegal, {malformed} malformed");
     }
-    if illegal > 0 || malformed > 0 {
-        anyhow::bail!(
-            "{illegal} game(s) with an illegal move, {malformed} malformed line(s) in {}",
+    if t.problems() > 0 {
+        bail!(
+            "{} game(s) with an illegal move, {} malformed line(s) in {}",
+            t.illegal,
+            t.malformed,
             a.file
         );
+    }
+    if a.final_sfen {
+        for s in &finals {
+            println!("{s}");
+        }
     }
     Ok(())
 }
