@@ -49,7 +49,7 @@ fn own_limits_an_agent_honours_are_accepted_and_named() {
         "alphabeta:3@nodes=500,movetime=20",
         "mcts:uniform@movetime=30",
         "mcts:material:16@nodes=8",
-        "usi:/bin/true@movetime=100,nodes=50",
+        "usi:/bin/true@nodes=50,movetime=100",
         "xboard:/usr/games/hachu@movetime=100",
     ] {
         let a = parse_agent_spec(spec, &v, 1, &none).unwrap_or_else(|e| panic!("{spec}: {e}"));
