@@ -294,3 +294,47 @@ pub fn run_match(
     res.summary = score_summary(res.wins, res.draws, res.losses);
     Ok(res)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::play::GameResult;
+    use shogilab_engine::{Status, Termination};
+
+    fn record(a_black: bool, status: Status, forfeit: Option<Color>) -> GameRecord {
+        let result = GameResult {
+            status,
+            start_sfen: String::new(),
+            moves: Vec::new(),
+            plies: 0,
+            opening_plies: 0,
+            forfeit: forfeit.map(|c| (c, "why".to_string())),
+        };
+        GameRecord { index: 0, opening: 0, a_black, black: "x".into(), white: "y".into(), result }
+    }
+
+    #[test]
+    fn a_tally_keeps_forfeits_apart() {
+        let mut t = Tally::default();
+        // A (White) wins because Black forfeits; A (Black) wins over the board; A (Black)
+        // forfeits; a draw
+        t.add_game(&record(
+            false,
+            Status::Win(Color::White, Termination::IllegalMove),
+            Some(Color::Black),
+        ));
+        t.add_game(&record(true, Status::Win(Color::Black, Termination::RoyalCaptured), None));
+        t.add_game(&record(
+            true,
+            Status::Win(Color::White, Termination::Resignation),
+            Some(Color::Black),
+        ));
+        t.add_game(&record(true, Status::Draw(Termination::PlyLimit), None));
+        let want = Tally { wins: 2, draws: 1, losses: 1, forfeit_wins: 1, forfeit_losses: 1 };
+        assert_eq!(t, want);
+        assert_eq!(t.describe(), "+2 (1 by forfeit) =1 -1 (1 by forfeit)");
+        assert_eq!(t.flipped().describe(), "+1 (1 by forfeit) =1 -2 (1 by forfeit)");
+        assert_eq!((t.games(), t.points()), (4, 2.5));
+        assert_eq!(t.plus(&t.flipped()).wins, 3);
+    }
+}

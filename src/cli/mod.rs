@@ -4,6 +4,7 @@ mod bench;
 mod bench_selfplay;
 mod check_variant;
 mod config;
+mod ladder;
 mod matchcmd;
 mod perft;
 mod pipeline;
@@ -59,6 +60,8 @@ pub enum Command {
     Xboard(protocol::XBoardArgs),
     /// Piece values with 95% intervals: imbalance matches, dataset regression, network probing.
     Values(values_cmd::ValuesArgs),
+    /// Strength ladder from a TOML config: round robin, Elo table, head-to-head, report.
+    Ladder(ladder::LadderArgs),
 }
 
 /// Variant selection shared by the subcommands.
@@ -107,6 +110,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Usi(a) => protocol::run_usi(a),
         Command::Xboard(a) => protocol::run_xboard(a),
         Command::Values(a) => values_cmd::run(a),
+        Command::Ladder(a) => ladder::run(a),
     }
 }
 

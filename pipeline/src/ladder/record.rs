@@ -177,3 +177,23 @@ impl LadderResult {
         self.pairs.iter().flat_map(|p| p.games.iter())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forfeit_reasons_are_classified() {
+        let rep = format!("hachu: protocol error: {REFUSED_REPETITION}: ply 3 `a1a2`");
+        assert_eq!(ForfeitKind::of(&rep), ForfeitKind::RefusedRepetition);
+        let legal = format!("hachu: protocol error: {REFUSED_LEGAL}: ply 3 `a1a2`");
+        assert_eq!(ForfeitKind::of(&legal), ForfeitKind::RefusedLegal);
+        assert_eq!(
+            ForfeitKind::of("x: no answer to go (move) within 1000 ms"),
+            ForfeitKind::Timeout
+        );
+        assert_eq!(ForfeitKind::of("x: engine process ended (exited)"), ForfeitKind::Crash);
+        assert_eq!(ForfeitKind::of("illegal move \"f2f3\": no piece"), ForfeitKind::IllegalMove);
+        assert_eq!(ForfeitKind::of("something new"), ForfeitKind::Other);
+    }
+}

@@ -91,13 +91,18 @@ fn elo(x: f64) -> String {
     }
 }
 
-/// How games ended: `decisive by royal-captured 12, draw by ply-limit 3`.
+/// How games ended: `decisive by royal-captured 12, draw by ply-limit 3, forfeit 1` (a
+/// forfeit is counted as such, whatever termination the referee gave it).
 fn endings<'a>(games: impl Iterator<Item = &'a GameLog>) -> String {
     let mut c: BTreeMap<String, usize> = BTreeMap::new();
     for g in games {
-        let kind = if g.result == "1/2-1/2" { "draw" } else { "decisive" };
-        let how = g.termination.as_deref().unwrap_or("?");
-        *c.entry(format!("{kind} by {how}")).or_default() += 1;
+        let key = if g.forfeit.is_some() {
+            "forfeit".to_string()
+        } else {
+            let kind = if g.result == "1/2-1/2" { "draw" } else { "decisive" };
+            format!("{kind} by {}", g.termination.as_deref().unwrap_or("?"))
+        };
+        *c.entry(key).or_default() += 1;
     }
     let mut v: Vec<(String, usize)> = c.into_iter().collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -349,4 +354,94 @@ pub fn write_report(
 ) -> Result<(), LadderError> {
     shogilab_fsio::write_atomic(path, render_report(r, cfg, m).as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ladder::record::{ForfeitLog, LadderAgent};
+    use shogilab_eval::gauntlet::fit_table;
+    use shogilab_eval::r#match::Tally;
+
+    fn game(black: &str, white: &str, result: &str, forfeit: Option<&str>) -> GameLog {
+        GameLog {
+            black: black.into(),
+            white: white.into(),
+            result: result.into(),
+            termination: Some(
+                if forfeit.is_some() { "resignation" } else { "royal-captured" }.into(),
+            ),
+            plies: 40,
+            forfeit: forfeit.map(|agent| ForfeitLog {
+                side: if agent == black { "black" } else { "white" }.into(),
+                agent: agent.into(),
+                reason: format!(
+                    "{agent}: protocol error: {}: ply 9",
+                    shogilab_eval::xboard_client::REFUSED_REPETITION
+                ),
+            }),
+            line: "sfen x".into(),
+        }
+    }
+
+    /// A two-agent ladder where `b` won one game over the board and forfeited one: the report
+    /// shows `a`'s win as a win by forfeit and `b`'s as a win over the board, and names the cause.
+    #[test]
+    fn forfeits_are_counted_apart_from_results_over_the_board() {
+        let tally = Tally { wins: 1, draws: 0, losses: 1, forfeit_wins: 1, forfeit_losses: 0 };
+        let pair = PairLog {
+            a: "a".into(),
+            b: "b".into(),
+            tally,
+            games: vec![game("a", "b", "1-0", Some("b")), game("b", "a", "1-0", None)],
+            wall_seconds: 2.0,
+        };
+        let (table, regularized) = fit_table(&["a".into(), "b".into()], &[(0, 1, tally)]).unwrap();
+        let agent = |n: &str| LadderAgent {
+            name: n.into(),
+            spec: "random".into(),
+            limits: "none".into(),
+            note: "n".into(),
+        };
+        let r = LadderResult {
+            variant: "chu".into(),
+            anchor: "a".into(),
+            agents: vec![agent("a"), agent("b")],
+            left_out: vec![],
+            table,
+            regularized,
+            pairs: vec![pair],
+            h2h: vec![],
+            reused: 0,
+            played: 1,
+            externals: vec![],
+        };
+        let cfg: crate::ladder::LadderConfig = toml::from_str(
+            "variant = \"chu\"\ngames_per_pair = 2\nmax_plies = 9\n[[agent]]\nspec = \"random\"\nnote = \"n\"\n",
+        )
+        .unwrap();
+        let meta = ReportMeta {
+            command: "shogilab ladder --config x.toml".into(),
+            when: "now".into(),
+            binary: "b".into(),
+            machine: "m".into(),
+            config_path: "x.toml".into(),
+            config_text: "variant = \"chu\"".into(),
+            work_dir: "w".into(),
+        };
+        let md = render_report(&r, &cfg, &meta);
+        // rank | agent | Elo | CI | games | W board | W forfeit | D | L board | L forfeit
+        let row = |name: &str| {
+            md.lines().find(|l| l.contains(&format!("| `{name}` | ")) && l.contains('%')).unwrap()
+        };
+        let cols = |l: &str| l.split('|').map(str::trim).collect::<Vec<_>>()[6..11].join(" ");
+        assert_eq!(cols(row("a")), "0 1 0 1 0", "{md}");
+        assert_eq!(cols(row("b")), "1 0 0 0 1", "{md}");
+        assert!(md.contains("| 1 `a` |  | 1-0-1 (+1f) |"), "{md}");
+        assert!(
+            md.contains("How the games ended: decisive by royal-captured 1, forfeit 1."),
+            "{md}"
+        );
+        assert!(md.contains("* `b` forfeited 1 games:\n  * 1 x refused a legal move"), "{md}");
+    }
 }

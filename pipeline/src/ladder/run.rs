@@ -14,7 +14,7 @@ use shogilab_eval::agent::{Agent, AgentError, Choice, LimitSupport, Limits};
 use shogilab_eval::gauntlet::{fit_table, plan, GauntletConfig, GauntletMode};
 use shogilab_eval::r#match::{run_match, GameRecord, MatchConfig};
 use shogilab_eval::selfplay::Evaluator;
-use shogilab_eval::{parse_agent_spec, ExtraError, ExtraEvaluators};
+use shogilab_eval::{parse_agent_spec, ExtraError, ExtraEvaluators, WithLimits};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -56,7 +56,9 @@ impl Agent for Named {
 struct Agents<'a> {
     variant: Arc<Variant>,
     names: Vec<String>,
+    /// Specs without limits, and the limits each agent plays at.
     specs: Vec<String>,
+    limits: Vec<Limits>,
     seed: u64,
     /// Where each agent stands in the configuration, and the configuration's file.
     config_index: Vec<usize>,
@@ -79,8 +81,12 @@ impl Agents<'_> {
             Some(e)
         };
         let seed = self.seed.wrapping_add(k as u64 * 101);
-        let inner = parse_agent_spec(&self.specs[k], &self.variant, seed, &extra)
+        let mut inner = parse_agent_spec(&self.specs[k], &self.variant, seed, &extra)
             .map_err(|e| self.refused(k, e))?;
+        let limits = self.limits[k];
+        if limits != Limits::default() {
+            inner = Box::new(WithLimits::new(inner, limits).map_err(|e| self.refused(k, e))?);
+        }
         Ok(Box::new(Named { inner, name: self.names[k].clone() }))
     }
 
@@ -211,12 +217,21 @@ pub fn run_ladder(cfg: &LadderConfig, opts: RunOptions<'_>) -> Result<LadderResu
             missing: missing.collect::<Vec<_>>().join("; "),
         });
     }
-    let specs = played_specs(cfg, &on);
+    let played = played_specs(cfg, &on);
+    let limits = on
+        .iter()
+        .map(|&i| {
+            let a = &cfg.agents[i];
+            let l = effective_limits(&a.spec, &a.limits());
+            Limits { nodes: l.nodes, movetime_ms: l.movetime_ms }
+        })
+        .collect();
     let names: Vec<String> = on.iter().map(|&i| cfg.agents[i].display_name().to_string()).collect();
     let agents = Agents {
         variant,
         names: names.clone(),
-        specs: specs.clone(),
+        specs: on.iter().map(|&i| cfg.agents[i].spec.clone()).collect(),
+        limits,
         seed: cfg.seed,
         config_index: on.clone(),
         source: cfg.source.clone(),
@@ -226,7 +241,7 @@ pub fn run_ladder(cfg: &LadderConfig, opts: RunOptions<'_>) -> Result<LadderResu
     for k in 0..on.len() {
         agents.make(k)?; // every spec is checked before the first game
     }
-    let work = WorkDir::open(&opts.out_dir, &settings_table(cfg, &on, &specs))?;
+    let work = WorkDir::open(&opts.out_dir, &settings_table(cfg, &on, &played))?;
     let log = opts.log;
     let mut counts = Counts::default();
     let per_pair = per_pair_of(cfg);
