@@ -119,6 +119,14 @@ impl RootRules<'_> {
     }
 }
 
+/// A node of the tree: full width with that many plies left, or quiescence (captures only)
+/// with that many plies left.
+#[derive(Debug, Clone, Copy)]
+enum Node {
+    Full(u32),
+    Quiet(u32, QuiescenceMoves),
+}
+
 /// A negamax alpha-beta engine over an [`Evaluation`].
 pub struct AlphaBeta<E: Evaluation> {
     evaluation: E,
@@ -224,7 +232,7 @@ impl<E: Evaluation> AlphaBeta<E> {
                 self.nodes = 0;
             }
             let u = pos.play(m);
-            let mut s = -self.negamax(pos, depth - 1, -INF, -alpha, 1) as i64;
+            let mut s = -self.node(pos, Node::Full(depth - 1), -INF, -alpha, 1) as i64;
             s -= rules.penalty(pos);
             pos.unplay(&u);
             if self.aborted {
@@ -291,50 +299,11 @@ impl<E: Evaluation> AlphaBeta<E> {
         any
     }
 
-    fn qsearch(
+    /// Negamax score of `pos` for the side to move, within the window `alpha..beta`.
+    fn node(
         &mut self,
         pos: &mut Position,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-        q: u32,
-        moves: QuiescenceMoves,
-    ) -> i32 {
-        if self.tick() {
-            return 0;
-        }
-        if Self::lost(pos) {
-            return -MATE + ply as i32;
-        }
-        let stand = self.evaluation.eval(pos);
-        if stand >= beta || q == 0 || ply >= self.lists.len() - 1 || self.nodes >= self.limits.soft
-        {
-            return stand;
-        }
-        alpha = alpha.max(stand);
-        if !self.gen(pos, ply, Some(moves)) {
-            return -MATE + ply as i32;
-        }
-        for i in 0..self.lists[ply].len() {
-            let m = self.lists[ply][i];
-            let u = pos.play(m);
-            let s = -self.qsearch(pos, -beta, -alpha, ply + 1, q - 1, moves);
-            pos.unplay(&u);
-            if self.aborted {
-                return 0;
-            }
-            if s >= beta {
-                return s;
-            }
-            alpha = alpha.max(s);
-        }
-        alpha
-    }
-
-    fn negamax(
-        &mut self,
-        pos: &mut Position,
-        depth: u32,
+        kind: Node,
         mut alpha: i32,
         beta: i32,
         ply: usize,
@@ -345,20 +314,39 @@ impl<E: Evaluation> AlphaBeta<E> {
         if Self::lost(pos) {
             return -MATE + ply as i32;
         }
-        if depth == 0 || ply >= self.opts.max_ply || self.nodes >= self.limits.soft {
-            return match self.opts.quiescence {
-                Some(moves) => self.qsearch(pos, alpha, beta, ply, QDEPTH, moves),
-                None => self.evaluation.eval(pos),
-            };
-        }
-        if !self.gen(pos, ply, None) {
+        let exhausted = self.nodes >= self.limits.soft;
+        // the children's kind, and the score to beat: none in the full-width search, the
+        // stand-pat score in the quiescence search
+        let (child, mut best) = match kind {
+            Node::Full(depth) => {
+                if depth == 0 || ply >= self.opts.max_ply || exhausted {
+                    return match self.opts.quiescence {
+                        Some(moves) => self.node(pos, Node::Quiet(QDEPTH, moves), alpha, beta, ply),
+                        None => self.evaluation.eval(pos),
+                    };
+                }
+                (Node::Full(depth - 1), -INF)
+            }
+            Node::Quiet(q, moves) => {
+                let stand = self.evaluation.eval(pos);
+                if stand >= beta || q == 0 || ply >= self.lists.len() - 1 || exhausted {
+                    return stand;
+                }
+                alpha = alpha.max(stand);
+                (Node::Quiet(q - 1, moves), alpha)
+            }
+        };
+        let quiescence = match kind {
+            Node::Full(_) => None,
+            Node::Quiet(_, moves) => Some(moves),
+        };
+        if !self.gen(pos, ply, quiescence) {
             return -MATE + ply as i32;
         }
-        let mut best = -INF;
         for i in 0..self.lists[ply].len() {
             let m = self.lists[ply][i];
             let u = pos.play(m);
-            let s = -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1);
+            let s = -self.node(pos, child, -beta, -alpha, ply + 1);
             pos.unplay(&u);
             if self.aborted {
                 return 0;
@@ -370,5 +358,75 @@ impl<E: Evaluation> AlphaBeta<E> {
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alphabeta::Material;
+    use shogilab_engine::Variant;
+    use shogilab_selfplay::PieceValues;
+    use std::sync::Arc;
+
+    /// Shogi start with a white rook left on 5f, where Black's 5g pawn takes it for nothing.
+    const FREE_ROOK: &str = "lnsgkgsnl/7b1/ppppppppp/9/9/4r4/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+
+    fn engine(opts: SearchOptions) -> (AlphaBeta<Material>, Game) {
+        let v = Variant::builtin("shogi").unwrap();
+        let pos = Position::from_sfen(&v, FREE_ROOK).unwrap();
+        (AlphaBeta::new(Material(PieceValues::mobility(Arc::clone(&v))), opts), Game::new(pos))
+    }
+
+    fn options(depth: u32, iterative: bool, per_move: bool) -> SearchOptions {
+        SearchOptions {
+            depth,
+            max_ply: 64,
+            quiescence: Some(QuiescenceMoves::Captures),
+            iterative,
+            root_window: per_move,
+            budget_per_root_move: per_move,
+        }
+    }
+
+    #[test]
+    fn every_configuration_takes_a_free_rook() {
+        for (depth, iterative, per_move) in [(1, true, false), (2, true, false), (2, false, true)] {
+            let (mut e, game) = engine(options(depth, iterative, per_move));
+            let (m, score) =
+                e.search(&game, NodeLimits::default(), &mut RootRules::default()).unwrap();
+            assert_eq!(game.position().move_to_usi(m), "5g5f", "{depth} {iterative} {per_move}");
+            // a rook's worth (mobility table) up, in centipawns
+            assert!(score > 500, "{score}");
+        }
+    }
+
+    #[test]
+    fn a_hard_limit_stops_at_that_node_and_still_answers() {
+        let (mut e, game) = engine(options(4, true, false));
+        let limits = NodeLimits { hard: 300, ..NodeLimits::default() };
+        let (m, _) = e.search(&game, limits, &mut RootRules::default()).unwrap();
+        assert_eq!(e.nodes(), 300);
+        // depth 1 completed within the limit: its best move stands
+        assert_eq!(game.position().move_to_usi(m), "5g5f");
+    }
+
+    #[test]
+    fn a_soft_limit_only_cuts_the_tree_and_a_per_root_move_one_restarts() {
+        let (mut full, game) = engine(options(3, false, false));
+        full.search(&game, NodeLimits::default(), &mut RootRules::default()).unwrap();
+        // past the soft limit every node stands pat (two counts: the node and its quiescence
+        // search), and the search goes on to every root move
+        let shared = NodeLimits { soft: 50, ..NodeLimits::default() };
+        let (mut e, _) = engine(options(3, false, false));
+        let (m, _) = e.search(&game, shared, &mut RootRules::default()).unwrap();
+        assert_eq!(game.position().move_to_usi(m), "5g5f");
+        let legal = game.legal().len() as u64;
+        assert!(e.nodes() >= 50 + 2 * (legal - 1), "{}", e.nodes());
+        assert!(e.nodes() * 20 < full.nodes(), "{} of {}", e.nodes(), full.nodes());
+        // with a budget per root move, the count restarts at each: the last one's is small
+        let (mut each, _) = engine(options(3, false, true));
+        each.search(&game, shared, &mut RootRules::default()).unwrap();
+        assert!(each.nodes() < e.nodes() - 2 * (legal - 1), "{}", each.nodes());
     }
 }

@@ -79,147 +79,62 @@ fn imbalance_moves(variant: &str, depth: u32, root_budget: bool, node_budget: u6
     moves.join(" ")
 }
 
-/// An engine and its settings.
-#[derive(Debug, Clone, Copy)]
-enum Engine {
-    Ab { depth: u32, quiescence: bool, nodes: Option<u64> },
-    Imbalance { depth: u32, root_budget: bool, node_budget: u64 },
-}
-use Engine::{Ab, Imbalance};
+/// The moves of [`positions`] per variant and engine, recorded before the merge: `variant
+/// engine moves...`, the engine as `ab-DEPTH{q,noq}[-nNODES]` (the match agent, its node limit)
+/// or `imbalance-dDEPTH-{shared,each}[-nBUDGET]` (budget 20,000 unless given).
+const RECORDED: &str = "\
+shogi ab-2q 9g9f 9a9b 1e1f 7g5e 2b3c 9a9b 9g9f 1e1d P*5c 8e7c
+shogi ab-2noq 9g9f 9a9b 1e1f 5f5e 2b3c 9a9b 9g9f 1e1d 5e6e 8e7c
+shogi ab-3q-n3000 9g9f 9a9b 1e1f 7g5e 2b3c 9a9b 9g9f 1e1d P*5c 8e7c
+shogi imbalance-d1-shared 3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d P*5c 8e7c
+shogi imbalance-d1-shared-n300 3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d 5e5d 3d3b+
+shogi imbalance-d1-each 3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d P*5c 8e7c
+shogi imbalance-d2-each 3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d P*5c 8e7c
+shogi imbalance-d2-each-n500 3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d P*5c 8e7c
+chu ab-2q 9h9g 8f8g 6h6g 11e12d11d 2i3h 8f8g 4g4f 11j11k 9j9k 1g3g
+chu ab-2noq 9h9g 8f8e 6h6g 11e12d12c 2i3h 11a11b 4g4h 11j11k 9j9k 8j7j
+chu ab-3q-n3000 9h9g 8f8g 6h6g 11e12d11d 2i3h 8f8g 4g4f 11j11k 9j9k 1g3g
+chu imbalance-d1-shared 7j8h 8f9f 6h6g 11e12d11d 2i3h 9c6f 7j5i 10l11k 9l9k 1g3g
+chu imbalance-d1-shared-n300 7j8h 8f9f 6h6g 11e12d12c 10e10f 9c6f 7j5i 10l11k 4j5k 8j7j
+chu imbalance-d1-each 7j8h 8f9f 6h6g 11e12d11d 2i3h 9c6f 7j5i 10l11k 9l9k 1g3g
+chu imbalance-d2-each 7j8h 8f8g 6h6g 11e12d11d 2i3h 8f8g 7j5i 10l11k 9l9k 1g3g
+chu imbalance-d2-each-n500 7j8h 8f9f 6h6g 11e12d11d 2i3h 9c6f 7j5i 10l11k 9l9k 1g3g
+tenjiku ab-2q 11m1c 11d3l+ 3e2g 9m8n 1e1f 3l4m 16m14m 10m3f 1k4k 1j4k
+tenjiku ab-2noq 11m1c+ 11d3l+ 2p3n 3c4d 1e1f 3l4m+ 16m14m 1c2d+ 1k4k 4l4k
+tenjiku ab-3q-n3000 9m9c 11d3l+ 9m9c 3c4d 1e1f 3l4m 9m9c 10m3f 1k4k 1j4k
+tenjiku imbalance-d1-shared 6m16c+ 11d3l+ 4o3n 3c4d 8b8c 3l4m+ 9m14m 1c2d+ 4m4k 1j4k
+tenjiku imbalance-d1-shared-n300 6m16c+ 11d3l+ 4o3n 3c4d 1e1f 3l4m+ 9m14m 1c2d+ 5e3e+ 16e13c
+tenjiku imbalance-d1-each 6m16c 11d3l+ 3e4d 14m14d+ 8b8c 3l4m+ 3e4d 10m3f 4m4k 1j4k
+tenjiku imbalance-d2-each 6m16c 8d2d 3e1h 9m8n 8b8c 3l4m+ 9m14m 10m3f 4m4k 1j4k
+tenjiku imbalance-d2-each-n500 6m16c+ 11d3l+ 3e1h 9m8n 8b8c 3l4m+ 9m14m 1c2d+ 4m4k 1j4k
+";
 
-/// (variant, engine, its moves on [`positions`]), recorded before the merge.
-const RECORDED: &[(&str, Engine, &str)] = &[
-    (
-        "shogi",
-        Ab { depth: 2, quiescence: true, nodes: None },
-        "9g9f 9a9b 1e1f 7g5e 2b3c 9a9b 9g9f 1e1d P*5c 8e7c",
-    ),
-    (
-        "shogi",
-        Ab { depth: 2, quiescence: false, nodes: None },
-        "9g9f 9a9b 1e1f 5f5e 2b3c 9a9b 9g9f 1e1d 5e6e 8e7c",
-    ),
-    (
-        "shogi",
-        Ab { depth: 3, quiescence: true, nodes: Some(3000) },
-        "9g9f 9a9b 1e1f 7g5e 2b3c 9a9b 9g9f 1e1d P*5c 8e7c",
-    ),
-    (
-        "shogi",
-        Imbalance { depth: 1, root_budget: false, node_budget: 20_000 },
-        "3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d P*5c 8e7c",
-    ),
-    (
-        "shogi",
-        Imbalance { depth: 1, root_budget: false, node_budget: 300 },
-        "3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d 5e5d 3d3b+",
-    ),
-    (
-        "shogi",
-        Imbalance { depth: 1, root_budget: true, node_budget: 20_000 },
-        "3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d P*5c 8e7c",
-    ),
-    (
-        "shogi",
-        Imbalance { depth: 2, root_budget: true, node_budget: 20_000 },
-        "3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d P*5c 8e7c",
-    ),
-    (
-        "shogi",
-        Imbalance { depth: 2, root_budget: true, node_budget: 500 },
-        "3i4h 8a7c 1e2f 7g5e 2b3c 7d7e 3g3f 1e1d P*5c 8e7c",
-    ),
-    (
-        "chu",
-        Ab { depth: 2, quiescence: true, nodes: None },
-        "9h9g 8f8g 6h6g 11e12d11d 2i3h 8f8g 4g4f 11j11k 9j9k 1g3g",
-    ),
-    (
-        "chu",
-        Ab { depth: 2, quiescence: false, nodes: None },
-        "9h9g 8f8e 6h6g 11e12d12c 2i3h 11a11b 4g4h 11j11k 9j9k 8j7j",
-    ),
-    (
-        "chu",
-        Ab { depth: 3, quiescence: true, nodes: Some(3000) },
-        "9h9g 8f8g 6h6g 11e12d11d 2i3h 8f8g 4g4f 11j11k 9j9k 1g3g",
-    ),
-    (
-        "chu",
-        Imbalance { depth: 1, root_budget: false, node_budget: 20_000 },
-        "7j8h 8f9f 6h6g 11e12d11d 2i3h 9c6f 7j5i 10l11k 9l9k 1g3g",
-    ),
-    (
-        "chu",
-        Imbalance { depth: 1, root_budget: false, node_budget: 300 },
-        "7j8h 8f9f 6h6g 11e12d12c 10e10f 9c6f 7j5i 10l11k 4j5k 8j7j",
-    ),
-    (
-        "chu",
-        Imbalance { depth: 1, root_budget: true, node_budget: 20_000 },
-        "7j8h 8f9f 6h6g 11e12d11d 2i3h 9c6f 7j5i 10l11k 9l9k 1g3g",
-    ),
-    (
-        "chu",
-        Imbalance { depth: 2, root_budget: true, node_budget: 20_000 },
-        "7j8h 8f8g 6h6g 11e12d11d 2i3h 8f8g 7j5i 10l11k 9l9k 1g3g",
-    ),
-    (
-        "chu",
-        Imbalance { depth: 2, root_budget: true, node_budget: 500 },
-        "7j8h 8f9f 6h6g 11e12d11d 2i3h 9c6f 7j5i 10l11k 9l9k 1g3g",
-    ),
-    (
-        "tenjiku",
-        Ab { depth: 2, quiescence: true, nodes: None },
-        "11m1c 11d3l+ 3e2g 9m8n 1e1f 3l4m 16m14m 10m3f 1k4k 1j4k",
-    ),
-    (
-        "tenjiku",
-        Ab { depth: 2, quiescence: false, nodes: None },
-        "11m1c+ 11d3l+ 2p3n 3c4d 1e1f 3l4m+ 16m14m 1c2d+ 1k4k 4l4k",
-    ),
-    (
-        "tenjiku",
-        Ab { depth: 3, quiescence: true, nodes: Some(3000) },
-        "9m9c 11d3l+ 9m9c 3c4d 1e1f 3l4m 9m9c 10m3f 1k4k 1j4k",
-    ),
-    (
-        "tenjiku",
-        Imbalance { depth: 1, root_budget: false, node_budget: 20_000 },
-        "6m16c+ 11d3l+ 4o3n 3c4d 8b8c 3l4m+ 9m14m 1c2d+ 4m4k 1j4k",
-    ),
-    (
-        "tenjiku",
-        Imbalance { depth: 1, root_budget: false, node_budget: 300 },
-        "6m16c+ 11d3l+ 4o3n 3c4d 1e1f 3l4m+ 9m14m 1c2d+ 5e3e+ 16e13c",
-    ),
-    (
-        "tenjiku",
-        Imbalance { depth: 1, root_budget: true, node_budget: 20_000 },
-        "6m16c 11d3l+ 3e4d 14m14d+ 8b8c 3l4m+ 3e4d 10m3f 4m4k 1j4k",
-    ),
-    (
-        "tenjiku",
-        Imbalance { depth: 2, root_budget: true, node_budget: 20_000 },
-        "6m16c 8d2d 3e1h 9m8n 8b8c 3l4m+ 9m14m 10m3f 4m4k 1j4k",
-    ),
-    (
-        "tenjiku",
-        Imbalance { depth: 2, root_budget: true, node_budget: 500 },
-        "6m16c+ 11d3l+ 3e1h 9m8n 8b8c 3l4m+ 9m14m 1c2d+ 4m4k 1j4k",
-    ),
-];
+/// The moves `engine` (named as in [`RECORDED`]) plays on the positions of `variant`.
+fn moves_of(variant: &str, engine: &str) -> String {
+    let parts: Vec<&str> = engine.split('-').collect();
+    let nodes = parts.iter().find_map(|p| p.strip_prefix('n')?.parse::<u64>().ok());
+    match parts[0] {
+        "ab" => {
+            let (depth, q) = parts[1].split_at(1);
+            alphabeta_moves(variant, depth.parse().unwrap(), q == "q", nodes)
+        }
+        "imbalance" => {
+            let depth = parts[1].trim_start_matches('d').parse().unwrap();
+            imbalance_moves(variant, depth, parts[2] == "each", nodes.unwrap_or(20_000))
+        }
+        other => panic!("unknown engine {other}"),
+    }
+}
 
 #[test]
 fn both_engines_play_the_moves_recorded_before_the_merge() {
-    for &(variant, engine, want) in RECORDED {
-        let got = match engine {
-            Ab { depth, quiescence, nodes } => alphabeta_moves(variant, depth, quiescence, nodes),
-            Imbalance { depth, root_budget, node_budget } => {
-                imbalance_moves(variant, depth, root_budget, node_budget)
-            }
+    let mut cases = 0;
+    for line in RECORDED.lines() {
+        let [variant, engine, moves] = line.splitn(3, ' ').collect::<Vec<_>>()[..] else {
+            panic!("bad line {line:?}")
         };
-        assert_eq!(got, want, "{variant} {engine:?}");
+        assert_eq!(moves_of(variant, engine), moves, "{variant} {engine}");
+        cases += 1;
     }
+    assert_eq!(cases, 24);
 }
