@@ -1,7 +1,7 @@
 //! The variant specification language: what a `configs/variants/*.toml` file holds.
 //!
-//! A spec is plain data (serde). [`VariantSpec::resolve`] applies `extends` (inherit a built-in
-//! or another file) and selected `[options]`, giving a self-contained spec that
+//! A spec is plain data (serde). [`crate::resolve::resolve`] applies `extends` (inherit a
+//! built-in or another file) and selected `[options]`, giving a self-contained spec that
 //! [`crate::variant::Variant::compile`] turns into fast tables. The move strings are parsed by
 //! [`crate::betza`].
 
