@@ -536,3 +536,21 @@ impl Position {
         self.set_lion_sq(sq);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_names_the_fault_it_finds() {
+        let v = Variant::builtin("shogi").unwrap();
+        let mut pos = Position::start(&v);
+        assert_eq!(pos.validate(), Ok(()));
+        pos.hash ^= 1;
+        assert!(matches!(pos.validate(), Err(ConsistencyError::Hash { .. })));
+        pos.hash ^= 1;
+        pos.royals[Color::White.idx()] = 2;
+        let want = ConsistencyError::RoyalCount { color: Color::White, recorded: 2, counted: 1 };
+        assert_eq!(pos.validate(), Err(want));
+    }
+}
