@@ -1,6 +1,6 @@
 //! The compact move record and the caller-owned move list.
 
-use crate::variant::TypeId;
+use crate::cell::TypeId;
 
 /// A move. Squares are padded-board indices; `0` means "none" (square 0 is never on the board).
 ///
