@@ -6,9 +6,11 @@
 //! * [`search`]: the one alpha-beta core, configured by the `alphabeta` agent and by the
 //!   imbalance engine of [`values`];
 //! * [`engine_proc`], [`usi_client`], [`xboard_client`], [`winboard`]: external engines over a
-//!   child process, with a timeout on every read;
+//!   child process, with a timeout on every read; [`server`]: an agent served over USI or
+//!   XBoard to a GUI (any reader and writer);
 //! * [`play`]: one game between two agents, with forfeits for crashes, hangs and illegal moves;
 //! * [`r#match`]: a match between two agents with paired openings, score and Elo intervals;
+//!   [`record`]: a match written to a folder and read back as data;
 //! * [`elo`], [`sprt`]: maximum-likelihood Elo over many players, and the sequential test;
 //!   [`logistic`]: the logistic regression and linear algebra behind Elo and the piece values;
 //! * [`gauntlet`]: round robins and gauntlets with one Elo table.
@@ -22,6 +24,8 @@ pub mod logistic;
 pub mod r#match;
 pub mod mcts_agent;
 pub mod play;
+pub mod record;
+pub mod server;
 pub mod search;
 pub mod spec;
 pub mod sprt;
@@ -30,14 +34,17 @@ pub mod values;
 pub mod winboard;
 pub mod xboard_client;
 
-pub use agent::{Agent, AgentError, Choice, GreedyAgent, Limits, RandomAgent};
+pub use agent::{
+    check_limits, Agent, AgentError, Choice, GreedyAgent, LimitSource, LimitSupport, LimitUse,
+    Limits, RandomAgent,
+};
 pub use alphabeta::AlphaBetaAgent;
 pub use elo::{EloError, EloFit, PairResult};
 pub use gauntlet::{run_gauntlet, EloRow, GauntletConfig, GauntletMode, GauntletResult};
 pub use mcts_agent::MctsAgent;
 pub use play::{play_game, GameResult};
 pub use r#match::{random_openings, run_match, GameRecord, MatchConfig, MatchResult};
-pub use spec::{parse_agent_spec, WithLimits, AGENT_SPEC_HELP};
+pub use spec::{parse_agent_spec, ExtraError, ExtraEvaluators, WithLimits, AGENT_SPEC_HELP};
 pub use sprt::{Sprt, SprtDecision, SprtStatus};
 pub use usi_client::{UsiAgent, UsiConfig};
 pub use xboard_client::{XBoardAgent, XBoardConfig};
