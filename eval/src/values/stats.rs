@@ -70,6 +70,94 @@ pub struct RatioEstimates {
     pub coef_draws: Vec<Vec<f64>>,
 }
 
+impl RatioEstimates {
+    /// Every number NaN, no resample: nothing measured.
+    fn undefined(p: usize) -> RatioEstimates {
+        let nan = vec![f64::NAN; p];
+        RatioEstimates {
+            fit: Fit { beta: nan.clone(), iterations: 0, converged: false },
+            value: nan.clone(),
+            lo: nan.clone(),
+            hi: nan,
+            bad_unit: 0,
+            resamples: 0,
+            draws: Vec::new(),
+            coef_draws: Vec::new(),
+        }
+    }
+}
+
+/// The columns of a design that a ratio fit keeps (the active ones and the unit), and the way
+/// back from the kept columns' coefficients to all columns.
+struct KeptColumns {
+    p: usize,
+    unit: usize,
+    active: Vec<bool>,
+    keep: Vec<usize>,
+    /// The unit's index among the kept columns.
+    unit_k: usize,
+}
+
+impl KeptColumns {
+    fn of(d: &Design, unit: usize) -> KeptColumns {
+        let active = d.active_columns();
+        let keep: Vec<usize> = (0..d.p).filter(|&j| active[j] || j == unit).collect();
+        let unit_k = keep.iter().position(|&j| j == unit).unwrap_or(0);
+        KeptColumns { p: d.p, unit, active, keep, unit_k }
+    }
+
+    /// `d` with the kept columns only.
+    fn design(&self, d: &Design) -> Design {
+        let mut sub = Design::new(self.keep.len());
+        let mut row = vec![0.0; self.keep.len()];
+        for r in 0..d.rows() {
+            for (k, &j) in self.keep.iter().enumerate() {
+                row[k] = d.x[r * d.p + j];
+            }
+            sub.push(&row, d.y[r], d.w[r], d.cluster[r]);
+        }
+        sub.clusters = d.clusters;
+        sub
+    }
+
+    /// Every column's coefficient ratio to the unit's (1 for the unit, NaN for inactive ones).
+    fn ratios(&self, f: &Fit) -> Vec<f64> {
+        let mut v = vec![f64::NAN; self.p];
+        for (k, &j) in self.keep.iter().enumerate() {
+            v[j] = if j == self.unit {
+                1.0
+            } else if self.active[j] {
+                ratio(f.beta[k], f.beta[self.unit_k])
+            } else {
+                f64::NAN
+            };
+        }
+        v
+    }
+
+    /// Every column's coefficient (NaN for the columns left out, and with `active_only` for
+    /// an inactive unit).
+    fn coefficients(&self, f: &Fit, active_only: bool) -> Vec<f64> {
+        let mut c = vec![f64::NAN; self.p];
+        for (k, &j) in self.keep.iter().enumerate() {
+            if self.active[j] || !active_only {
+                c[j] = f.beta[k];
+            }
+        }
+        c
+    }
+
+    /// 95% percentile intervals of every active column over the resamples' ratios.
+    fn intervals(&self, draws: &[Vec<f64>]) -> (Vec<f64>, Vec<f64>) {
+        let (mut lo, mut hi) = (vec![f64::NAN; self.p], vec![f64::NAN; self.p]);
+        for j in (0..self.p).filter(|&j| self.active[j] && !draws.is_empty()) {
+            let samples: Vec<f64> = draws.iter().map(|v| v[j]).collect();
+            (lo[j], hi[j]) = percentile_interval(&samples);
+        }
+        (lo, hi)
+    }
+}
+
 /// Fit, then `resamples` cluster-bootstrap refits; values are coefficient ratios to column
 /// `unit`. Inactive columns (all zero) are left out of the fit and get NaN;
 /// so does every column when all the results are the same (the ridge alone would fit zeros,
@@ -82,46 +170,13 @@ pub fn ratio_bootstrap(
     seed: u64,
 ) -> RatioEstimates {
     if d.y.iter().all(|&y| y == d.y[0]) {
-        let nan = vec![f64::NAN; d.p];
-        return RatioEstimates {
-            fit: Fit { beta: nan.clone(), iterations: 0, converged: false },
-            value: nan.clone(),
-            lo: nan.clone(),
-            hi: nan,
-            bad_unit: 0,
-            resamples: 0,
-            draws: Vec::new(),
-            coef_draws: Vec::new(),
-        };
+        return RatioEstimates::undefined(d.p);
     }
-    let active = d.active_columns();
-    let keep: Vec<usize> = (0..d.p).filter(|&j| active[j] || j == unit).collect();
-    let mut sub = Design::new(keep.len());
-    let mut row = vec![0.0; keep.len()];
-    for r in 0..d.rows() {
-        for (k, &j) in keep.iter().enumerate() {
-            row[k] = d.x[r * d.p + j];
-        }
-        sub.push(&row, d.y[r], d.w[r], d.cluster[r]);
-    }
-    sub.clusters = d.clusters;
-    let unit_k = keep.iter().position(|&j| j == unit).unwrap_or(0);
-    let expand = |f: &Fit| -> Vec<f64> {
-        let mut v = vec![f64::NAN; d.p];
-        for (k, &j) in keep.iter().enumerate() {
-            v[j] = if j == unit {
-                1.0
-            } else if active[j] {
-                ratio(f.beta[k], f.beta[unit_k])
-            } else {
-                f64::NAN
-            };
-        }
-        v
-    };
+    let cols = KeptColumns::of(d, unit);
+    let sub = cols.design(d);
     let fit_k = logistic_fit(&sub, None, ridge);
-    let mut value = expand(&fit_k);
-    if !positive(fit_k.beta[unit_k]) {
+    let mut value = cols.ratios(&fit_k);
+    if !positive(fit_k.beta[cols.unit_k]) {
         // no positive unit: the values are undefined, not infinite
         for (j, x) in value.iter_mut().enumerate() {
             if j != unit {
@@ -129,46 +184,17 @@ pub fn ratio_bootstrap(
             }
         }
     }
-    let mut fit = Fit { beta: vec![f64::NAN; d.p], ..fit_k.clone() };
-    for (k, &j) in keep.iter().enumerate() {
-        fit.beta[j] = fit_k.beta[k];
-    }
+    let fit = Fit { beta: cols.coefficients(&fit_k, false), ..fit_k.clone() };
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x626f_6f74);
     // resamples drawn in order (reproducible), fitted on every core (rayon keeps the order)
     let mults: Vec<Vec<f64>> =
         (0..resamples).map(|_| bootstrap_multiplicities(d.clusters.max(1), &mut rng)).collect();
     let fits: Vec<Fit> = mults.par_iter().map(|m| logistic_fit(&sub, Some(m), ridge)).collect();
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); d.p];
-    let mut bad_unit = 0;
-    let mut draws = Vec::with_capacity(fits.len());
-    let mut coef_draws = Vec::with_capacity(fits.len());
-    for f in &fits {
-        if f.beta[unit_k] <= 0.0 {
-            bad_unit += 1;
-        }
-        let mut c = vec![f64::NAN; d.p];
-        for (k, &j) in keep.iter().enumerate() {
-            if active[j] {
-                c[j] = f.beta[k];
-            }
-        }
-        coef_draws.push(c);
-        let v = expand(f);
-        for (j, x) in v.iter().enumerate() {
-            samples[j].push(*x);
-        }
-        draws.push(v);
-    }
-    let resamples = fits.len();
-    let (mut lo, mut hi) = (vec![f64::NAN; d.p], vec![f64::NAN; d.p]);
-    for j in 0..d.p {
-        if active[j] && resamples > 0 {
-            let (a, b) = percentile_interval(&samples[j]);
-            lo[j] = a;
-            hi[j] = b;
-        }
-    }
-    RatioEstimates { fit, value, lo, hi, bad_unit, resamples, draws, coef_draws }
+    let bad_unit = fits.iter().filter(|f| f.beta[cols.unit_k] <= 0.0).count();
+    let coef_draws = fits.iter().map(|f| cols.coefficients(f, true)).collect();
+    let draws: Vec<Vec<f64>> = fits.iter().map(|f| cols.ratios(f)).collect();
+    let (lo, hi) = cols.intervals(&draws);
+    RatioEstimates { fit, value, lo, hi, bad_unit, resamples: fits.len(), draws, coef_draws }
 }
 
 /// Pearson correlation of paired finite values (NaN with fewer than 3 pairs or no spread).
