@@ -1,13 +1,44 @@
-//! `shogilab`: the command-line front end. Each subcommand lives in `cli/`.
-
-mod cli;
+//! `shogilab`: the front end. The engine-only commands (`perft`, `replay`, `playout`, `sfen`,
+//! `check-variant`, and `usi`/`xboard` serving an engine agent) run here, in a binary that does
+//! not link libtorch, so they start in milliseconds. Everything else (help and version
+//! included) is handed, with the same arguments, to `shogilab-full` beside this binary, which
+//! has every command.
 
 use clap::Parser;
+use shogilab_cli::engine_cmds::EngineCommand;
+use std::os::unix::process::CommandExt;
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(name = "shogilab")]
+struct Front {
+    #[command(subcommand)]
+    cmd: EngineCommand,
+}
 
 fn main() {
-    let args = cli::Cli::parse();
-    if let Err(e) = cli::run(args) {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+    match Front::try_parse() {
+        Ok(front) if !front.cmd.needs_network() => {
+            if let Err(e) = front.cmd.run(Arc::new(|_| None)) {
+                eprintln!("error: {e:#}");
+                std::process::exit(1);
+            }
+        }
+        _ => exec_full(),
     }
+}
+
+/// Replace this process by `shogilab-full` with the same arguments.
+fn exec_full() -> ! {
+    let full = std::env::current_exe()
+        .map(|exe| exe.with_file_name("shogilab-full"))
+        .unwrap_or_else(|_| "shogilab-full".into());
+    let err =
+        std::process::Command::new(&full).arg0("shogilab").args(std::env::args_os().skip(1)).exec();
+    eprintln!(
+        "error: cannot start {}: {err} (the commands beyond the engine's live in shogilab-full, \
+         which scripts/build builds beside shogilab)",
+        full.display()
+    );
+    std::process::exit(1);
 }

@@ -108,6 +108,53 @@ pub fn run(a: BenchSelfplayArgs) -> Result<()> {
     result
 }
 
+/// Evaluations per second of forward passes at batch size `bsz` on positions of `games`;
+/// also the number of passes.
+fn raw_forward(
+    net_path: &std::path::Path,
+    v: &std::sync::Arc<shogilab_engine::Variant>,
+    enc: &Encoder,
+    device: tch::Device,
+    games: &[GameRecord],
+    bsz: usize,
+) -> Result<(f64, u64)> {
+    let (_vs, net, _meta) = checkpoint::load(net_path, enc, device)?;
+    let samples = played_positions(v, games, bsz)?;
+    let mut batch = InputBatch::default();
+    batch.fill(enc, samples.iter().map(|(p, m, n)| (p, m.as_slice(), *n)), false);
+    let (board, scalars, moves, mask) = batch.tensors(device);
+    let _ = forward(&net, &board, &scalars, &moves, &mask); // warm-up
+    let (mut passes, t1) = (0u64, Instant::now());
+    while t1.elapsed().as_secs_f64() < 3.0 || passes < 10 {
+        let _ = forward(&net, &board, &scalars, &moves, &mask);
+        passes += 1;
+    }
+    Ok(((passes as usize * bsz) as f64 / t1.elapsed().as_secs_f64(), passes))
+}
+
+/// Training samples per second on the positions of `games` (written to a scratch shard).
+fn training_speed(
+    a: &BenchSelfplayArgs,
+    v: &std::sync::Arc<shogilab_engine::Variant>,
+    enc: &Encoder,
+    device: tch::Device,
+    (net_path, scratch): (&std::path::Path, &std::path::Path),
+    games: &mut [GameRecord],
+    model_id: &str,
+) -> Result<f64> {
+    games.sort_by_key(|g| g.game_index);
+    let dir = scratch.join("shards");
+    dataset::write_shard(&dir, 0, games, &v.name, 0, model_id, a.simulations)?;
+    let samples = dataset::read_samples(&[dir.join("positions-00000.parquet")], &v.name)?;
+    let examples = decode(enc, &samples).map_err(anyhow::Error::msg)?;
+    let (tvs, tnet, _) = checkpoint::load(net_path, enc, device)?;
+    let mut t =
+        Trainer::new(enc.clone(), tvs, tnet, TrainConfig::default()).map_err(anyhow::Error::msg)?;
+    let (mut seen, t2) = (0usize, Instant::now());
+    t.train(&examples, a.train_steps, a.seed, |_, m| seen += m.samples);
+    Ok(seen as f64 / t2.elapsed().as_secs_f64())
+}
+
 fn measure(
     a: &BenchSelfplayArgs,
     v: &std::sync::Arc<shogilab_engine::Variant>,
@@ -143,36 +190,13 @@ fn measure(
     let sp_eps = evals as f64 / sp_secs;
 
     // 2. Raw forward passes of the same network at the self-play mean batch size.
-    let (vs, net, _meta) = checkpoint::load(&net_path, enc, device)?;
     let bsz = (mean_batch.round() as usize).max(1);
-    let samples = played_positions(v, &games, bsz)?;
-    let mut batch = InputBatch::default();
-    batch.fill(enc, samples.iter().map(|(p, m, n)| (p, m.as_slice(), *n)), false);
-    let (board, scalars, moves, mask) = batch.tensors(device);
-    let _ = forward(&net, &board, &scalars, &moves, &mask); // warm-up
-    let (mut passes, t1) = (0u64, Instant::now());
-    while t1.elapsed().as_secs_f64() < 3.0 || passes < 10 {
-        let _ = forward(&net, &board, &scalars, &moves, &mask);
-        passes += 1;
-    }
-    let raw_eps = (passes as usize * bsz) as f64 / t1.elapsed().as_secs_f64();
-    drop(vs);
-
+    let (raw_eps, passes) = raw_forward(&net_path, v, enc, device, &games, bsz)?;
     // 3. Training samples/s on the positions just played.
-    let mut train_sps = f64::NAN;
-    if a.train_steps > 0 {
-        games.sort_by_key(|g| g.game_index);
-        let dir = scratch.join("shards");
-        dataset::write_shard(&dir, 0, &games, &v.name, 0, &ev.id(), a.simulations)?;
-        let samples = dataset::read_samples(&[dir.join("positions-00000.parquet")], &v.name)?;
-        let examples = decode(enc, &samples).map_err(anyhow::Error::msg)?;
-        let (tvs, tnet, _) = checkpoint::load(&net_path, enc, device)?;
-        let mut t = Trainer::new(enc.clone(), tvs, tnet, TrainConfig::default())
-            .map_err(anyhow::Error::msg)?;
-        let (mut seen, t2) = (0usize, Instant::now());
-        t.train(&examples, a.train_steps, a.seed, |_, m| seen += m.samples);
-        train_sps = seen as f64 / t2.elapsed().as_secs_f64();
-    }
+    let train_sps = match a.train_steps {
+        0 => f64::NAN,
+        _ => training_speed(a, v, enc, device, (&net_path, scratch), &mut games, &ev.id())?,
+    };
 
     let efficiency = sp_eps / raw_eps;
     let games_per_hour = a.games as f64 / sp_secs * 3600.0;

@@ -1,10 +1,11 @@
 //! `shogilab playout`: seeded uniformly random playouts to the end of the game.
 
-use super::{write_atomic, VariantArgs};
+use super::VariantArgs;
 use anyhow::Result;
 use clap::Args;
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use shogilab_engine::{Game, Position, Status};
+use shogilab_fsio::write_atomic;
 use std::collections::BTreeMap;
 use std::time::Instant;
 

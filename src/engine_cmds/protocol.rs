@@ -1,0 +1,89 @@
+//! `shogilab usi` and `shogilab xboard`: serve an agent (`--agent`, see `shogilab_eval::spec`)
+//! to a GUI or tournament manager over stdin/stdout. The servers themselves are
+//! `shogilab_eval::server`; this module builds the agent and connects the standard streams.
+
+use super::VariantArgs;
+use anyhow::Result;
+use clap::Args;
+use shogilab_engine::Variant;
+use shogilab_eval::server::{serve, AgentFactory, UsiServer, XBoardServer};
+use shogilab_eval::{parse_agent_spec, ExtraError, ExtraEvaluators};
+use shogilab_selfplay::Evaluator;
+use std::cell::Cell;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct UsiArgs {
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// Agent to serve: random, greedy, alphabeta[:DEPTH], mcts:EVAL[:SIMS], usi:PATH, xboard:PATH.
+    #[arg(long, default_value = "alphabeta:3")]
+    pub agent: String,
+    /// Seed of the agent's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Args)]
+pub struct XBoardArgs {
+    /// Variant until the GUI sends `variant`: chu, tenjiku, shogi, or a TOML spec.
+    #[arg(long, short = 'v', default_value = "chu")]
+    pub variant: String,
+    /// Agent to serve: random, greedy, alphabeta[:DEPTH], mcts:EVAL[:SIMS], usi:PATH, xboard:PATH.
+    #[arg(long, default_value = "alphabeta:2")]
+    pub agent: String,
+    /// Seed of the agent's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The agent of `spec`, built again for each variant the GUI selects; `checkpoints` supplies
+/// the evaluators that are networks.
+fn factory(spec: String, seed: u64, checkpoints: Checkpoints) -> AgentFactory {
+    Box::new(move |v| parse_agent_spec(&spec, v, seed, &*checkpoints))
+}
+
+/// Loads the evaluators that `mcts:` specs name beyond `uniform` and `material` (networks).
+pub type Checkpoints = Arc<dyn Fn(&str) -> ExtraEvaluatorResult + Send + Sync>;
+type ExtraEvaluatorResult = Option<Result<Arc<dyn Evaluator>, ExtraError>>;
+
+/// Whether building the agent of `spec` asks for an evaluator beyond the built-in ones (a
+/// network), i.e. whether serving it needs libtorch. A spec that does not parse asks for none
+/// (the server reports its fault).
+pub fn spec_needs_network(spec: &str, variant: &Arc<Variant>) -> bool {
+    let asked = Cell::new(false);
+    let probe: ExtraEvaluators<'_> = &|_| {
+        asked.set(true);
+        None
+    };
+    let _ = parse_agent_spec(spec, variant, 0, probe);
+    asked.get()
+}
+
+impl UsiArgs {
+    /// Whether the served agent is a network.
+    pub fn needs_network(&self) -> bool {
+        self.variant.load().map(|v| spec_needs_network(&self.agent, &v)).unwrap_or(false)
+    }
+}
+
+impl XBoardArgs {
+    /// Whether the served agent is a network.
+    pub fn needs_network(&self) -> bool {
+        Variant::load(&self.variant, &[])
+            .map(|v| spec_needs_network(&self.agent, &v))
+            .unwrap_or(false)
+    }
+}
+
+pub fn run_usi(a: UsiArgs, checkpoints: Checkpoints) -> Result<()> {
+    let v = a.variant.load()?;
+    let mut s = UsiServer::new(v, a.agent.clone(), factory(a.agent, a.seed, checkpoints))?;
+    Ok(serve(&mut s, std::io::stdin().lock(), std::io::stdout().lock())?)
+}
+
+pub fn run_xboard(a: XBoardArgs, checkpoints: Checkpoints) -> Result<()> {
+    let v = Variant::load(&a.variant, &[])?;
+    let mut s = XBoardServer::new(v, a.agent.clone(), factory(a.agent, a.seed, checkpoints))?;
+    Ok(serve(&mut s, std::io::stdin().lock(), std::io::stdout().lock())?)
+}
