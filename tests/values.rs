@@ -1,9 +1,11 @@
 //! `shogilab values` through the binary: bad input (unknown variant, missing or corrupt
 //! dataset, missing checkpoint, missing reference) fails with a message naming the input and
 //! writes nothing; a tiny shogi run writes the report files with the documented CSV columns,
-//! a second run with a larger `--games` extends the game log, and a SIGTERM stops the games
-//! and keeps them with their session line.
+//! a second run with a larger `--games` extends the game log, a SIGTERM stops the games
+//! and keeps them with their session line, and a JSON-lines log of an earlier version converts
+//! into the Parquet log with the same games, sessions and fit.
 
+use shogilab_eval::values::log::GameLog;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -134,25 +136,25 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
     let md = std::fs::read_to_string(out.join("shogi.md")).unwrap();
     assert!(md.contains("# Piece values: shogi"), "{md}");
     assert!(md.contains("## Effects on the win odds"), "{md}");
-    let log = out.join("games").join("shogi.jsonl");
-    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 6);
+    let log = GameLog::of_variant(&out, "shogi");
+    assert_eq!(log.read_games().unwrap().len(), 6);
     // extend: two more games, the first six are kept
     let mut args = base.to_vec();
     args.extend(["--games", "8"]);
     let (ok, text) = shogilab(&args);
     assert!(ok, "{text}");
-    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 8);
+    assert_eq!(log.read_games().unwrap().len(), 8);
     // other engine settings on the same log are refused, naming the log
     let mut args = base.to_vec();
     args.extend(["--games", "10", "--depth", "2", "--budget-per-root-move"]);
     let (ok, text) = shogilab(&args);
-    assert!(!ok && text.contains("shogi.jsonl"), "{text}");
+    assert!(!ok && text.contains("games/shogi"), "{text}");
     // depth 2 with one node budget for all the root moves is refused before anything runs
     let mut args = base.to_vec();
     args.extend(["--games", "10", "--depth", "2"]);
     let (ok, text) = shogilab(&args);
     assert!(!ok && text.contains("--budget-per-root-move"), "{text}");
-    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 8);
+    assert_eq!(log.read_games().unwrap().len(), 8);
     // no temporary files left behind
     assert!(files_in(&out).iter().all(|f| !f.ends_with(".tmp")), "{:?}", files_in(&out));
     let _ = std::fs::remove_dir_all(&out);
@@ -164,16 +166,17 @@ fn a_signal_keeps_the_games_and_the_session_line() {
     let out = tmp("signal");
     let child = Command::new(env!("CARGO_BIN_EXE_shogilab"))
         .args(["values", "-v", "shogi", "--max-plies", "60", "--games", "100000"])
-        .args(["--threads", "1", "--bootstrap", "20", "--out"])
+        .args(["--threads", "1", "--bootstrap", "20", "--part-games", "1", "--out"])
         .arg(&out)
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("run shogilab");
-    let log = out.join("games").join("shogi.jsonl");
-    let lines = |p: &Path| std::fs::read_to_string(p).map_or(0, |t| t.lines().count());
+    let log = GameLog::of_variant(&out, "shogi");
+    // parts are written whole, so a reader never sees half of one
+    let games = || log.read_games().unwrap().len();
     let t0 = std::time::Instant::now();
-    while lines(&log) < 3 {
+    while games() < 3 {
         assert!(t0.elapsed().as_secs() < 120, "no games after two minutes");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
@@ -182,15 +185,68 @@ fn a_signal_keeps_the_games_and_the_session_line() {
     let done = child.wait_with_output().expect("wait");
     let err = String::from_utf8_lossy(&done.stderr);
     assert!(!done.status.success(), "{err}");
-    assert!(err.contains("interrupted") && err.contains("shogi.jsonl"), "{err}");
+    assert!(err.contains("interrupted") && err.contains("games/shogi"), "{err}");
     // every finished game is in the log, and the session line counts them
-    let sessions = std::fs::read_to_string(out.join("games").join("shogi-sessions.jsonl")).unwrap();
-    let line: serde_json::Value = serde_json::from_str(sessions.trim()).unwrap();
-    assert_eq!(line["played"].as_u64(), Some(lines(&log) as u64), "{sessions}");
-    assert_eq!(line["note"].as_str(), Some("stopped by a signal"));
+    let sessions = log.read_sessions().unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!(sessions[0].played, games() as u64, "{sessions:?}");
+    assert_eq!(sessions[0].note.as_deref(), Some("stopped by a signal"));
     // nothing was fitted or written beside the log
     assert!(!out.join("shogi.md").exists() && !out.join("shogi.csv").exists());
     std::fs::remove_dir_all(&out).ok();
+}
+
+/// The report's CSV files of a folder, by name.
+fn csvs(dir: &Path) -> Vec<(String, String)> {
+    ["shogi.csv", "shogi-all.csv", "shogi-effects.csv"]
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read_to_string(dir.join(f)).unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_jsonl_log_converts_to_the_same_games_and_the_same_fit() {
+    // a Parquet log played here, written out as the JSON lines of an earlier version
+    let played = tmp("played");
+    let p = played.to_str().unwrap();
+    let fit = ["values", "-v", "shogi", "--max-plies", "60", "--bootstrap", "20", "--games", "12"];
+    let (ok, text) = shogilab(&[&fit[..], &["--out", p, "--threads", "2"]].concat());
+    assert!(ok, "{text}");
+    let log = GameLog::of_variant(&played, "shogi");
+    let (games, sessions) = (log.read_games().unwrap(), log.read_sessions().unwrap());
+    assert_eq!((games.len(), sessions.len()), (12, 1));
+    let old = tmp("old");
+    std::fs::create_dir_all(old.join("games")).unwrap();
+    let lines = |rows: Vec<String>| rows.iter().map(|r| format!("{r}\n")).collect::<String>();
+    let jsonl = old.join("games").join("shogi.jsonl");
+    let g: Vec<String> = games.iter().map(|g| serde_json::to_string(g).unwrap()).collect();
+    std::fs::write(&jsonl, lines(g)).unwrap();
+    let s: Vec<String> = sessions.iter().map(|s| serde_json::to_string(s).unwrap()).collect();
+    std::fs::write(old.join("games").join("shogi-sessions.jsonl"), lines(s)).unwrap();
+    // the study refuses the old log, naming the converter
+    let o = old.to_str().unwrap();
+    let (ok, text) = shogilab(&[&fit[..], &["--out", o]].concat());
+    assert!(!ok && text.contains("--convert-log") && text.contains("shogi.jsonl"), "{text}");
+    let j = jsonl.to_str().unwrap();
+    let (ok, text) = shogilab(&["values", "--convert-log", j]);
+    assert!(ok && text.contains("converted 12 games and 1 sessions"), "{text}");
+    let converted = GameLog::of_variant(&old, "shogi");
+    assert_eq!(converted.read_games().unwrap(), games);
+    assert_eq!(converted.read_sessions().unwrap(), sessions);
+    // converting again is refused, the log untouched
+    let (ok, text) = shogilab(&["values", "--convert-log", j]);
+    assert!(!ok && text.contains("already holds"), "{text}");
+    assert_eq!(converted.read_games().unwrap(), games);
+    // the same fit: refitting (no games to play) gives byte-identical CSV files
+    let (ok, text) = shogilab(&[&fit[..], &["--out", o]].concat());
+    assert!(ok, "{text}");
+    let (ok, text) = shogilab(&[&fit[..], &["--out", p]].concat());
+    assert!(ok, "{text}");
+    assert_eq!(csvs(&old), csvs(&played));
+    assert!(csvs(&old)[1].1.contains(",imbalance,"), "{:?}", csvs(&old));
+    for d in [played, old] {
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }
 
 #[test]

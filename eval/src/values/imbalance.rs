@@ -1,11 +1,13 @@
 //! Imbalance matches (H.G. Muller's method): an engine plays itself from start positions with a
 //! few random pieces removed or promoted in place; every setup is played twice, the second time
 //! mirrored (rotated 180 degrees, colours swapped) so that the side with the extra material
-//! moves second; the game log is an append-only JSON-lines file, so runs resume and extend.
+//! moves second; the games go to an append-only Parquet log ([`super::log`]), so runs resume
+//! and extend.
 //!
 //! The engine is [`Searcher`] (its own module). Games that reach the ply cap are draws: there
 //! is no adjudication.
 
+use super::log::{GameLog, LogError};
 use super::searcher::{EngineSettings, Searcher};
 use super::stats::{positive, ratio_bootstrap, Design};
 use super::{estimates_from, width_curve, Kinds, MethodResult};
@@ -13,13 +15,47 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use shogilab_engine::variant::TYPE_MASK;
-use shogilab_engine::{Color, Game, MoveList, Position, Variant};
+use shogilab_engine::{Color, EngineError, Game, MoveList, Position, Variant};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
+
+/// What can go wrong with imbalance settings, logs and fits.
+#[derive(Debug, thiserror::Error)]
+pub enum ImbalanceError {
+    /// Depth 2 or more with one node budget shared by all the root moves.
+    #[error("depth {depth} needs a node budget per root move (with one budget shared by all the root moves, about a quarter of the moves of a depth-2 chu search get only the static evaluation)")]
+    SharedRootBudget { depth: u32 },
+    /// The log holds games of another engine.
+    #[error("{log}: holds games of engine {found:?}, these settings give engine {expected:?}; use the same engine settings or another --out")]
+    OtherEngine { log: PathBuf, found: String, expected: String },
+    #[error("game {setup}/{swap}: start position: {source}")]
+    StartPosition {
+        setup: usize,
+        swap: u8,
+        #[source]
+        source: EngineError,
+    },
+    #[error("game {setup}/{swap}: move {index} {mv:?}: {source}")]
+    Move {
+        setup: usize,
+        swap: u8,
+        index: usize,
+        mv: String,
+        #[source]
+        source: EngineError,
+    },
+    #[error("game {setup}/{swap}: unknown piece kind {kind:?}")]
+    UnknownKind { setup: usize, swap: u8, kind: String },
+    #[error("the variant has no pawn: no unit for the values")]
+    NoPawn,
+    #[error("no imbalance games to fit")]
+    NoGames,
+    #[error(transparent)]
+    Log(#[from] LogError),
+}
 
 /// Settings of the imbalance games.
 #[derive(Debug, Clone)]
@@ -120,12 +156,9 @@ impl ImbalanceConfig {
 
     /// The engine settings that make no sense: depth 2 or more with one node budget shared by
     /// all the root moves (see [`Self::root_budget`]).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ImbalanceError> {
         if self.depth >= 2 && !self.root_budget {
-            return Err(format!(
-                "depth {} needs a node budget per root move (with one budget shared by all the root moves, about a quarter of the moves of a depth-2 chu search get only the static evaluation)",
-                self.depth
-            ));
+            return Err(ImbalanceError::SharedRootBudget { depth: self.depth });
         }
         Ok(())
     }
@@ -178,8 +211,8 @@ fn agents_in(games: &[GameLine]) -> Vec<&str> {
     out
 }
 
-/// One imbalance game as logged.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One imbalance game as logged (a row of the log's games table, see [`super::log`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameLine {
     pub setup: usize,
     /// 0: the setup as drawn; 1: mirrored (colours swapped).
@@ -406,85 +439,54 @@ pub fn play_one(
     }
 }
 
-/// Read a game log (missing file = no games). A last line cut short by an interrupted write is
-/// dropped (and reported in the second value); any other bad line is an error naming the file
-/// and line.
-pub fn read_log(path: &Path) -> Result<(Vec<GameLine>, bool), String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), false)),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
-    let complete = text.ends_with('\n') || text.is_empty();
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    let mut torn = false;
-    if !complete {
-        lines.pop();
-        torn = true;
-    }
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        if l.trim().is_empty() {
-            continue;
-        }
-        let g: GameLine = serde_json::from_str(l)
-            .map_err(|e| format!("{}: line {}: not a game record: {e}", path.display(), i + 1))?;
-        out.push(g);
-    }
-    Ok((out, torn))
+/// How many games to play, on how many threads, and how many games go to one part of the log.
+#[derive(Debug, Clone, Copy)]
+pub struct RunPlan {
+    /// Games of these setup rules the log should hold.
+    pub target: usize,
+    pub threads: usize,
+    /// Games per part file: finished games are appended every `part_games` games and at the
+    /// end, so a run killed outright loses at most the games of the part not yet written.
+    pub part_games: usize,
 }
 
-/// Play games until the log holds `target` games of these setup rules (setups `0..target/2`,
-/// both colours), or until `stop` says so (checked before each game). Games are appended to
-/// `log` as they finish (`on_game` sees each one). A log may pool several setup rules of one
-/// engine; a torn last line is cut off first. Returns every game in the log.
-pub fn run_games(
-    v: &Arc<Variant>,
-    cfg: &ImbalanceConfig,
-    log: &Path,
-    target: usize,
-    threads: usize,
-    stop: &(dyn Fn() -> bool + Sync),
-    on_game: &mut dyn FnMut(&GameLine, usize),
-) -> Result<Vec<GameLine>, String> {
-    let kinds = Kinds::new(v);
-    let (mut games, torn) = read_log(log)?;
-    check_engine(log, &games, cfg)?;
-    let agent = cfg.agent_id();
-    if torn {
-        let mut text = String::new();
-        for g in &games {
-            text.push_str(&serde_json::to_string(g).map_err(|e| e.to_string())?);
-            text.push('\n');
-        }
-        let tmp = log.with_extension("jsonl.tmp");
-        std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, log).map_err(|e| format!("{}: {e}", log.display()))?;
-    }
+/// The (setup, colour) pairs still to play for `plan.target` games of `agent`.
+fn jobs_for(games: &[GameLine], agent: &str, target: usize) -> Vec<(usize, u8)> {
     let done: HashSet<(usize, u8)> =
         games.iter().filter(|g| g.agent == agent).map(|g| (g.setup, g.swap)).collect();
-    let setups = target.div_ceil(2);
-    let jobs: Vec<(usize, u8)> = (0..setups)
+    (0..target.div_ceil(2))
         .flat_map(|s| [(s, 0u8), (s, 1u8)])
         .filter(|j| !done.contains(j))
         .take(target.saturating_sub(done.len()))
-        .collect();
+        .collect()
+}
+
+/// Play games until the log holds `plan.target` games of these setup rules (setups
+/// `0..target/2`, both colours), or until `stop` says so (checked before each game). Games
+/// are appended to `log` in parts of `plan.part_games` (`on_game` sees each one as it
+/// finishes). A log may pool several setup rules of one engine; another engine's log is
+/// refused. Returns every game in the log, in log order.
+pub fn run_games(
+    v: &Arc<Variant>,
+    cfg: &ImbalanceConfig,
+    log: &GameLog,
+    plan: RunPlan,
+    stop: &(dyn Fn() -> bool + Sync),
+    on_game: &mut dyn FnMut(&GameLine, usize),
+) -> Result<Vec<GameLine>, ImbalanceError> {
+    let kinds = Kinds::new(v);
+    let mut games = log.read_games()?;
+    check_engine(log, &games, cfg)?;
+    let jobs = jobs_for(&games, &cfg.agent_id(), plan.target);
     if jobs.is_empty() {
         return Ok(games);
     }
-    if let Some(dir) = log.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .map_err(|e| format!("{}: {e}", log.display()))?;
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<GameLine>();
-    let mut write_err: Option<String> = None;
+    let mut written = games.len();
+    let mut write_err: Option<LogError> = None;
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for _ in 0..plan.threads.max(1) {
             let tx = tx.clone();
             let (next, jobs, kinds) = (&next, &jobs, &kinds);
             scope.spawn(move || {
@@ -504,33 +506,38 @@ pub fn run_games(
         }
         drop(tx);
         for g in rx {
-            if write_err.is_none() {
-                let line = serde_json::to_string(&g).unwrap_or_default() + "\n";
-                if let Err(e) = file.write_all(line.as_bytes()).and_then(|_| file.flush()) {
-                    write_err = Some(format!("{}: {e}", log.display()));
+            on_game(&g, games.len() + 1);
+            games.push(g);
+            if write_err.is_none() && games.len() - written >= plan.part_games.max(1) {
+                if let Err(e) = log.append_games(&games[written..]) {
+                    write_err = Some(e);
+                    // no new games: the ones in flight finish and are dropped
                     next.store(usize::MAX / 2, Ordering::Relaxed);
                 }
+                written = games.len();
             }
-            games.push(g);
-            on_game(games.last().unwrap_or_else(|| unreachable!()), games.len());
         }
     });
     if let Some(e) = write_err {
-        return Err(e);
+        return Err(e.into());
     }
+    log.append_games(&games[written..])?;
     Ok(games)
 }
 
 /// Refuse a log that holds games of another engine than `cfg`'s.
-pub fn check_engine(log: &Path, games: &[GameLine], cfg: &ImbalanceConfig) -> Result<(), String> {
+pub fn check_engine(
+    log: &GameLog,
+    games: &[GameLine],
+    cfg: &ImbalanceConfig,
+) -> Result<(), ImbalanceError> {
     let engine = cfg.engine_id();
     match games.iter().find(|g| engine_of(&g.agent) != engine) {
-        Some(g) => Err(format!(
-            "{}: holds games of engine {:?}, these settings give engine {:?}; use the same engine settings or another --out",
-            log.display(),
-            engine_of(&g.agent),
-            engine
-        )),
+        Some(g) => Err(ImbalanceError::OtherEngine {
+            log: log.dir().into(),
+            found: engine_of(&g.agent).into(),
+            expected: engine,
+        }),
         None => Ok(()),
     }
 }
@@ -542,12 +549,11 @@ pub fn check_engine(log: &Path, games: &[GameLine], cfg: &ImbalanceConfig) -> Re
 pub fn drop_won_setups(
     v: &Arc<Variant>,
     games: Vec<GameLine>,
-) -> Result<(Vec<GameLine>, usize), String> {
+) -> Result<(Vec<GameLine>, usize), ImbalanceError> {
     let mut moves = MoveList::with_capacity(256);
     let mut won: HashSet<(&str, usize)> = HashSet::new();
     for g in &games {
-        let pos = Position::from_sfen(v, &g.sfen)
-            .map_err(|e| format!("game {}/{}: start position: {e}", g.setup, g.swap))?;
+        let pos = start_of(v, g)?;
         if wins_at_once(&pos, &mut moves) {
             won.insert((g.agent.as_str(), g.setup));
         }
@@ -556,6 +562,15 @@ pub fn drop_won_setups(
         games.iter().map(|g| !won.contains(&(g.agent.as_str(), g.setup))).collect();
     let n = won.len();
     Ok((games.into_iter().zip(keep).filter(|(_, k)| *k).map(|(g, _)| g).collect(), n))
+}
+
+/// The start position of a logged game.
+fn start_of(v: &Arc<Variant>, g: &GameLine) -> Result<Position, ImbalanceError> {
+    Position::from_sfen(v, &g.sfen).map_err(|source| ImbalanceError::StartPosition {
+        setup: g.setup,
+        swap: g.swap,
+        source,
+    })
 }
 
 /// Games of `agent` (engine + setup rules) in a log.
@@ -587,15 +602,17 @@ fn ordered(games: &[GameLine]) -> Vec<(usize, &GameLine)> {
 
 /// The regression rows of a set of games: intercept (Black moves first) + per-kind differences;
 /// clusters are setups (both colours of a setup resampled together), numbered by setup order.
-pub fn design(kinds: &Kinds, games: &[GameLine]) -> Result<Design, String> {
+pub fn design(kinds: &Kinds, games: &[GameLine]) -> Result<Design, ImbalanceError> {
     let mut d = Design::new(1 + kinds.len());
     let mut cluster_of: HashMap<(usize, usize), usize> = HashMap::new();
     for (r, g) in ordered(games) {
         let mut x = vec![0.0; 1 + kinds.len()];
         x[0] = 1.0;
         for (name, n) in &g.diff {
-            let k = kinds.index(name).ok_or_else(|| {
-                format!("game {}/{}: unknown piece kind {name:?}", g.setup, g.swap)
+            let k = kinds.index(name).ok_or_else(|| ImbalanceError::UnknownKind {
+                setup: g.setup,
+                swap: g.swap,
+                kind: name.clone(),
             })?;
             x[1 + k] = *n as f64;
         }
@@ -658,11 +675,11 @@ pub fn fit(
     resamples: usize,
     seed: u64,
     description: String,
-) -> Result<MethodResult, String> {
-    let pawn = kinds.pawn.ok_or("the variant has no pawn: no unit for the values")?;
+) -> Result<MethodResult, ImbalanceError> {
+    let pawn = kinds.pawn.ok_or(ImbalanceError::NoPawn)?;
     let d = design(kinds, games)?;
     if d.rows() == 0 {
-        return Err("no imbalance games to fit".into());
+        return Err(ImbalanceError::NoGames);
     }
     let ridge = 1e-3;
     let r = ratio_bootstrap(&d, 1 + pawn, ridge, resamples, seed);
@@ -723,7 +740,7 @@ pub fn position_design(
     v: &Arc<Variant>,
     kinds: &Kinds,
     games: &[GameLine],
-) -> Result<(Design, usize), String> {
+) -> Result<(Design, usize), ImbalanceError> {
     let p = 2 + kinds.len();
     let mut d = Design::new(p);
     let mut cluster_of: HashMap<(usize, usize), usize> = HashMap::new();
@@ -731,8 +748,7 @@ pub fn position_design(
     for (r, g) in ordered(games).into_iter().filter(|(_, g)| !g.moves.is_empty()) {
         let next = cluster_of.len();
         let cluster = *cluster_of.entry((r, g.setup)).or_insert(next);
-        let mut pos = Position::from_sfen(v, &g.sfen)
-            .map_err(|e| format!("game {}/{}: start position: {e}", g.setup, g.swap))?;
+        let mut pos = start_of(v, g)?;
         let mut rows: Vec<Vec<f64>> = Vec::new();
         let row = |pos: &Position| -> Vec<f64> {
             let mut x = Vec::with_capacity(p);
@@ -743,9 +759,13 @@ pub fn position_design(
         };
         rows.push(row(&pos));
         for (i, mv) in g.moves.split_whitespace().enumerate() {
-            let m = pos
-                .parse_usi(mv)
-                .map_err(|e| format!("game {}/{}: move {} {mv:?}: {e}", g.setup, g.swap, i + 1))?;
+            let m = pos.parse_usi(mv).map_err(|source| ImbalanceError::Move {
+                setup: g.setup,
+                swap: g.swap,
+                index: i + 1,
+                mv: mv.to_string(),
+                source,
+            })?;
             pos.play(m);
             rows.push(row(&pos));
         }
@@ -779,8 +799,8 @@ pub fn fit_positions(
     resamples: usize,
     seed: u64,
     description: String,
-) -> Result<Option<MethodResult>, String> {
-    let pawn = kinds.pawn.ok_or("the variant has no pawn: no unit for the values")?;
+) -> Result<Option<MethodResult>, ImbalanceError> {
+    let pawn = kinds.pawn.ok_or(ImbalanceError::NoPawn)?;
     let (d, quiet) = position_design(v, kinds, games)?;
     if d.rows() == 0 {
         return Ok(None);
@@ -839,6 +859,14 @@ pub fn fit_positions(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    /// The committed log of a variant (reports/piece-values/games/<name>/).
+    fn committed_log(name: &str) -> GameLog {
+        GameLog::new(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/piece-values/games").join(name),
+        )
+    }
 
     #[test]
     fn setups_are_mirrored_and_deterministic() {
@@ -920,7 +948,7 @@ mod tests {
             assert_eq!(kept.iter().filter(|h| h.setup == g.setup).count(), 2);
         }
         games[3].sfen = "not a position".into();
-        let e = drop_won_setups(&v, games).unwrap_err();
+        let e = drop_won_setups(&v, games).unwrap_err().to_string();
         assert!(e.starts_with("game 1/1: start position"), "{e}");
     }
 
@@ -944,10 +972,8 @@ mod tests {
     fn the_committed_log_setups_are_unchanged() {
         // the first logs' setup rules must keep drawing the same setups, or a run that extends
         // them would pool games whose recorded setup index means another position
-        let log =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/piece-values/games/chu.jsonl");
-        let text = std::fs::read_to_string(&log).unwrap();
-        let first: GameLine = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let games = committed_log("chu").read_games().unwrap();
+        let first = games.first().expect("games in the committed chu log");
         let cfg = ImbalanceConfig { max_plies: 500, ..Default::default() };
         assert_eq!(first.agent, cfg.agent_id());
         let v = Variant::builtin("chu").unwrap();
@@ -962,9 +988,8 @@ mod tests {
         // the search or the move generator that alters them would pool games of two engines
         // under one engine id
         for (name, cap) in [("chu", 500), ("tenjiku", 400), ("tai", 300)] {
-            let log = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(format!("../reports/piece-values/games/{name}.jsonl"));
-            let (games, _) = read_log(&log).unwrap();
+            let games = committed_log(name).read_games().unwrap();
+            assert!(!games.is_empty(), "no games in the committed {name} log");
             let cfg = ImbalanceConfig { max_plies: cap, ..Default::default() };
             let mut ours: Vec<&GameLine> =
                 games.iter().filter(|g| g.agent == cfg.agent_id() && !g.moves.is_empty()).collect();
@@ -1016,15 +1041,20 @@ mod tests {
         let v = Variant::builtin("shogi").unwrap();
         let kinds = Kinds::new(&v);
         let dir = std::env::temp_dir().join(format!("shogilab-pool-{}", std::process::id()));
-        let log = dir.join("shogi.jsonl");
+        let log = GameLog::new(dir.join("shogi"));
         let a = ImbalanceConfig { max_plies: 40, node_budget: 2_000, ..Default::default() };
         let b = ImbalanceConfig { min_promotions: 1, ..a.clone() };
-        run_games(&v, &a, &log, 4, 2, &|| false, &mut |_, _| {}).unwrap();
-        let games = run_games(&v, &b, &log, 6, 2, &|| false, &mut |_, _| {}).unwrap();
+        let plan = |target, threads| RunPlan { target, threads, part_games: 4 };
+        run_games(&v, &a, &log, plan(4, 2), &|| false, &mut |_, _| {}).unwrap();
+        let games = run_games(&v, &b, &log, plan(6, 2), &|| false, &mut |_, _| {}).unwrap();
         assert_eq!(count_of(&games, &a.agent_id()), 4);
         assert_eq!(count_of(&games, &b.agent_id()), 6);
+        // parts of at most 4 games: 4, then 4 + 2
+        assert_eq!(log.parts(super::super::log::Table::Games).unwrap().len(), 3);
+        assert_eq!(log.read_games().unwrap(), games);
         // asking again plays nothing
-        assert_eq!(run_games(&v, &b, &log, 6, 1, &|| false, &mut |_, _| {}).unwrap().len(), 10);
+        let again = run_games(&v, &b, &log, plan(6, 1), &|| false, &mut |_, _| {}).unwrap();
+        assert_eq!(again.len(), 10);
         // setup 0 of each rule set is its own cluster
         assert_eq!(design(&kinds, &games).unwrap().clusters, 2 + 3);
         let summary = setup_summary(&games);
@@ -1033,7 +1063,9 @@ mod tests {
             "{summary}"
         );
         let other = ImbalanceConfig { max_plies: 41, ..a.clone() };
-        let err = run_games(&v, &other, &log, 8, 1, &|| false, &mut |_, _| {}).unwrap_err();
+        let err = run_games(&v, &other, &log, plan(8, 1), &|| false, &mut |_, _| {})
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("holds games of engine") && err.contains("cap40"), "{err}");
         std::fs::remove_dir_all(&dir).ok();
     }

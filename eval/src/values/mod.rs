@@ -12,16 +12,24 @@
 //!   pawn's; bootstrap over positions.
 //! * [`searcher`]: the imbalance engine; [`agent`]: it as a match agent (`imbalance[:DEPTH][:each]`).
 //! * [`stats`]: the regression, bootstrap and correlation maths; [`report`]: CSV and Markdown.
+//! * [`study`]: a whole study as typed steps (config in, result out; games, fits, report);
+//!   [`output`]: its report files and charts.
+//! * [`log`]: the imbalance game log (Parquet part files, zstd); [`jsonl`]: the JSON-lines
+//!   logs of earlier versions, read only to convert them.
 //!
 //! Kinds are grouped by the English name a type moves as ([`Kinds`]): the chu tokin counts as a
 //! gold general, a promoted rook as a dragon king.
 
 pub mod agent;
 pub mod imbalance;
+pub mod jsonl;
+pub mod log;
+pub mod output;
 pub mod probe;
 pub mod report;
 pub mod searcher;
 pub mod stats;
+pub mod study;
 pub mod texel;
 
 use shogilab_engine::variant::TYPE_MASK;

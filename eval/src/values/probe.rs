@@ -14,6 +14,15 @@ use shogilab_engine::{Color, MoveList, Position, Variant};
 use shogilab_selfplay::{EvalOutput, EvalRequest, Evaluator};
 use std::sync::Arc;
 
+/// A probe that cannot measure.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("the variant has no pawn: no unit for the values")]
+    NoPawn,
+    #[error("evaluator {evaluator} returned {got} outputs for {asked}")]
+    Outputs { evaluator: String, got: usize, asked: usize },
+}
+
 fn logit_score(o: &EvalOutput) -> f64 {
     let s = (o.wdl[0] as f64 + 0.5 * o.wdl[1] as f64).clamp(0.002, 0.998);
     (s / (1.0 - s)).ln()
@@ -64,8 +73,8 @@ pub fn probe(
     seed: u64,
     description: String,
     on_position: &mut dyn FnMut(usize),
-) -> Result<MethodResult, String> {
-    let pawn = kinds.pawn.ok_or("the variant has no pawn: no unit for the values")?;
+) -> Result<MethodResult, ProbeError> {
+    let pawn = kinds.pawn.ok_or(ProbeError::NoPawn)?;
     let nk = kinds.len();
     // per position: per kind (sum of drops, count)
     let mut per_pos: Vec<Vec<(f64, f64)>> = Vec::with_capacity(positions.len());
@@ -119,12 +128,11 @@ pub fn probe(
         let mut out = Vec::new();
         evaluator.evaluate(&batch, &mut out);
         if out.len() != batch.len() {
-            return Err(format!(
-                "evaluator {} returned {} outputs for {}",
-                evaluator.id(),
-                out.len(),
-                batch.len()
-            ));
+            return Err(ProbeError::Outputs {
+                evaluator: evaluator.id(),
+                got: out.len(),
+                asked: batch.len(),
+            });
         }
         let l: Vec<f64> = out.iter().map(logit_score).collect();
         let mut acc = vec![(0.0, 0.0); nk];

@@ -9,17 +9,45 @@
 
 use super::stats::{ratio_bootstrap, Design};
 use super::{estimates_from, width_curve, Kinds, MethodResult};
-use shogilab_engine::{Color, Position, Variant};
-use shogilab_selfplay::dataset::read_samples;
+use shogilab_engine::{Color, EngineError, Position, Variant};
+use shogilab_selfplay::dataset::{read_samples, DatasetError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Datasets that cannot be read or fitted, naming the path.
+#[derive(Debug, thiserror::Error)]
+pub enum TexelError {
+    #[error("--datasets {path}: {source}")]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("--datasets {path}: no positions-*.parquet files in it")]
+    NoFiles { path: PathBuf },
+    #[error("--datasets {path}: no such file or folder")]
+    Missing { path: PathBuf },
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    #[error("{file}: position {sfen:?} does not parse: {source}")]
+    Position {
+        file: PathBuf,
+        sfen: String,
+        #[source]
+        source: EngineError,
+    },
+    #[error("the variant has no pawn: no unit for the values")]
+    NoPawn,
+    #[error("the datasets hold no positions")]
+    Empty,
+}
+
 /// Positions files under the given paths: a file is taken as it is (it must exist), a folder
 /// is searched recursively for `positions-*.parquet`. Errors name the path.
-pub fn dataset_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+pub fn dataset_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TexelError> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), TexelError> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| format!("--datasets {}: {e}", dir.display()))?
+            .map_err(|e| TexelError::Folder { path: dir.into(), source: e })?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .collect();
         entries.sort();
@@ -42,15 +70,12 @@ pub fn dataset_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             let before = out.len();
             walk(p, &mut out)?;
             if out.len() == before {
-                return Err(format!(
-                    "--datasets {}: no positions-*.parquet files in it",
-                    p.display()
-                ));
+                return Err(TexelError::NoFiles { path: p.clone() });
             }
         } else if p.is_file() {
             out.push(p.clone());
         } else {
-            return Err(format!("--datasets {}: no such file or folder", p.display()));
+            return Err(TexelError::Missing { path: p.clone() });
         }
     }
     Ok(out)
@@ -69,13 +94,13 @@ pub struct TexelData {
 }
 
 /// Read every file (schema and variant checked by [`read_samples`]) into regression rows.
-pub fn load(files: &[PathBuf], v: &Arc<Variant>, kinds: &Kinds) -> Result<TexelData, String> {
+pub fn load(files: &[PathBuf], v: &Arc<Variant>, kinds: &Kinds) -> Result<TexelData, TexelError> {
     let p = 2 + kinds.len();
     let mut d = Design::new(p);
     let (mut games, mut positions, mut quiet) = (0usize, 0usize, 0usize);
     let mut sample_sfens = Vec::new();
     for f in files {
-        let samples = read_samples(std::slice::from_ref(f), &v.name).map_err(|e| e.to_string())?;
+        let samples = read_samples(std::slice::from_ref(f), &v.name)?;
         // split into games: a new game starts when the ply does not increase
         let mut start = 0;
         while start < samples.len() {
@@ -87,8 +112,8 @@ pub fn load(files: &[PathBuf], v: &Arc<Variant>, kinds: &Kinds) -> Result<TexelD
             games += 1;
             let mut rows: Vec<(Vec<f64>, f64)> = Vec::with_capacity(end - start);
             for s in &samples[start..end] {
-                let pos = Position::from_sfen(v, &s.sfen).map_err(|e| {
-                    format!("{}: position {:?} does not parse: {e}", f.display(), s.sfen)
+                let pos = Position::from_sfen(v, &s.sfen).map_err(|source| {
+                    TexelError::Position { file: f.clone(), sfen: s.sfen.clone(), source }
                 })?;
                 let black = pos.side_to_move() == Color::Black;
                 let score_stm = (s.result.clamp(-1, 1) as f64 + 1.0) / 2.0;
@@ -136,10 +161,10 @@ pub fn fit(
     resamples: usize,
     seed: u64,
     description: String,
-) -> Result<MethodResult, String> {
-    let pawn = kinds.pawn.ok_or("the variant has no pawn: no unit for the values")?;
+) -> Result<MethodResult, TexelError> {
+    let pawn = kinds.pawn.ok_or(TexelError::NoPawn)?;
     if data.design.rows() == 0 {
-        return Err("the datasets hold no positions".into());
+        return Err(TexelError::Empty);
     }
     let ridge = 1e-3;
     let r = ratio_bootstrap(&data.design, 2 + pawn, ridge, resamples, seed);

@@ -1,0 +1,298 @@
+//! The files of a study's report ([`Study::write_report`]): `<variant>.csv` (primary),
+//! `<variant>-all.csv`, `<variant>-effects.csv`, `<variant>.md`, and the charts
+//! `<variant>.png`, `<variant>-effects.png`, `<variant>-intervals.png`. Charts are drawn first
+//! (each written atomically by the plot crate), then the text files (each through
+//! [`shogilab_fsio::write_atomic`]); a chart that cannot be drawn (too few finite points)
+//! removes the one an earlier run left, so the folder never shows a chart of other numbers.
+
+use super::log::{LogError, SessionLine};
+use super::report::{self, Reference, ReportInput};
+use super::study::{Study, StudyResult};
+use super::{imbalance::GameLine, Kinds, MethodResult, ValueEstimate};
+use shogilab_engine::Variant;
+use shogilab_fsio::{write_atomic, FsioError};
+use shogilab_plot::{Estimate, Labels, PlotError, Series};
+use shogilab_selfplay::PieceValues;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A report file that could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error(transparent)]
+    Write(#[from] FsioError),
+    #[error(transparent)]
+    Plot(#[from] PlotError),
+    #[error(transparent)]
+    Log(#[from] LogError),
+}
+
+/// What [`Study::write_report`] wrote.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The Markdown report.
+    pub markdown: PathBuf,
+    /// Lines for the user: per method, interval widths and the correlation with the reference.
+    pub summary: Vec<String>,
+}
+
+impl Study {
+    /// Write the report files of a fit.
+    pub fn write_report(&self, result: &StudyResult) -> Result<Written, super::study::StudyError> {
+        let (v, out, kinds) = (&self.cfg.variant, &self.cfg.out, &self.kinds);
+        let name = v.name.as_str();
+        let reference = self.inputs.reference.as_ref();
+        let drawn = draw_charts(v, kinds, out, result, reference)?;
+        let mut files = vec![
+            format!("`{name}.csv` (primary)"),
+            format!("`{name}-all.csv` (every method)"),
+            format!("`{name}-effects.csv` (unit-free effects)"),
+        ];
+        files.extend(drawn.iter().map(|f| format!("`{f}`")));
+        files.push(format!("`games/{name}/` (imbalance game log, Parquet)"));
+        let sessions = self.log.read_sessions().map_err(OutputError::from)?;
+        let md = report::markdown(&ReportInput {
+            variant: name,
+            command: &self.cfg.command,
+            kinds,
+            methods: &result.methods,
+            primary: &result.primary,
+            reference,
+            speed: speed_lines(&result.games, &sessions),
+            promotes_to: promotes_to(v, kinds),
+            promoted_only: (0..kinds.len())
+                .map(|k| !v.types.iter().any(|t| kinds.of_type[t.id as usize] == k && !t.promoted))
+                .collect(),
+            files,
+            depth: self.cfg.engine.depth,
+        });
+        let text_files = [
+            (format!("{name}-all.csv"), report::csv_all(&result.methods, reference)),
+            (format!("{name}-effects.csv"), report::csv_effects(&result.methods, reference)),
+            (format!("{name}.csv"), report::csv_primary(&result.primary, reference)),
+            (format!("{name}.md"), md),
+        ];
+        for (file, text) in &text_files {
+            write_atomic(&out.join(file), text.as_bytes()).map_err(OutputError::from)?;
+        }
+        Ok(Written {
+            markdown: out.join(format!("{name}.md")),
+            summary: summary_lines(&result.methods, reference),
+        })
+    }
+}
+
+/// Per kind that promotes: the kind of its promoted type.
+fn promotes_to(v: &Variant, kinds: &Kinds) -> Vec<Option<usize>> {
+    (0..kinds.len())
+        .map(|k| {
+            v.types
+                .iter()
+                .find(|t| kinds.of_type[t.id as usize] == k && !t.promoted)
+                .and_then(|t| t.promotes_to)
+                .map(|p| kinds.of_type[p as usize])
+        })
+        .collect()
+}
+
+/// The x values of the charts: the reference table, else the mobility-derived values.
+fn chart_xs(v: &Arc<Variant>, kinds: &Kinds, reference: Option<&Reference>) -> (Vec<f64>, String) {
+    match reference {
+        Some(r) => (r.values.clone(), format!("reference value ({})", r.source)),
+        None => {
+            let mob = PieceValues::mobility(Arc::clone(v));
+            let mut x = vec![f64::NAN; kinds.len()];
+            for (t, &m) in mob.per_type.iter().enumerate() {
+                x[kinds.of_type[t]] = m as f64;
+            }
+            (x, "mobility-derived value (no published table)".to_string())
+        }
+    }
+}
+
+/// Draw the three charts; the names of those drawn.
+fn draw_charts(
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    out: &Path,
+    result: &StudyResult,
+    reference: Option<&Reference>,
+) -> Result<Vec<String>, OutputError> {
+    let (name, ordered) = (v.name.as_str(), &result.methods);
+    let (xs, xlabel) = chart_xs(v, kinds, reference);
+    let mut drawn = Vec::new();
+    let primary: Vec<ValueEstimate> = result.primary.iter().map(|p| p.estimate.clone()).collect();
+    let title = format!("{name}: measured piece values (pawn = 1, 95% intervals)");
+    let labels = Labels { title: &title, x: &xlabel, y: "measured value (primary method)" };
+    let file = format!("{name}.png");
+    if chart_against(&out.join(&file), labels, &xs, &primary, 1.0)? {
+        drawn.push(file);
+    }
+    // the unit-free effects of the first regression method that has them
+    let file = format!("{name}-effects.png");
+    match ordered.iter().find(|m| !m.effects.is_empty()) {
+        Some(m) => {
+            let title = format!(
+                "{name}: effect of one more piece on the win odds ({}, 95% intervals)",
+                m.method
+            );
+            let y = "effect (centi-logits of the expected score)";
+            let labels = Labels { title: &title, x: &xlabel, y };
+            if chart_against(&out.join(&file), labels, &xs, &m.effects, 100.0)? {
+                drawn.push(file);
+            }
+        }
+        None => {
+            let _ = std::fs::remove_file(out.join(&file));
+        }
+    }
+    let file = format!("{name}-intervals.png");
+    if intervals_chart(&out.join(&file), name, ordered)? {
+        drawn.push(file);
+    }
+    Ok(drawn)
+}
+
+/// Mean half-width curves of the methods, each point times `scale`, points above `cap` left out.
+fn width_series(
+    ordered: &[MethodResult],
+    curve: fn(&MethodResult) -> &[(f64, f64)],
+    scale: f64,
+    cap: f64,
+) -> Vec<Series> {
+    ordered
+        .iter()
+        .map(|m| Series {
+            name: format!(
+                "{} ({})",
+                m.method,
+                if m.method == "probe" { "positions" } else { "games" }
+            ),
+            // the first refits, before the pawn coefficient settles, would flatten the chart
+            points: curve(m)
+                .iter()
+                .map(|&(x, y)| (x, scale * y))
+                .filter(|p| p.1.is_finite() && p.1 <= cap)
+                .collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect()
+}
+
+/// The interval widths against games used: in pawns where finite, else the effects' widths.
+/// Whether it drew (none drawn removes an earlier run's chart).
+fn intervals_chart(path: &Path, name: &str, ordered: &[MethodResult]) -> Result<bool, PlotError> {
+    let mut series = width_series(ordered, |m| &m.curve, 1.0, 20.0);
+    let mut unit = "pawns";
+    if series.is_empty() {
+        series = width_series(ordered, |m| &m.effect_curve, 100.0, f64::INFINITY);
+        unit = "effects, centi-logits";
+    }
+    if series.is_empty() {
+        eprintln!("no finite interval widths yet: {name}-intervals.png not drawn");
+        let _ = std::fs::remove_file(path);
+        return Ok(false);
+    }
+    shogilab_plot::line_chart(
+        path,
+        Labels {
+            title: &format!("{name}: mean 95% half-width against games used"),
+            x: "games (probe: positions) used, refitting on the first n",
+            y: &format!("mean 95% CI half-width ({unit})"),
+        },
+        &series,
+    )?;
+    Ok(true)
+}
+
+/// Estimates (times `scale`) against `xs` with their intervals, as a PNG at `path`; with
+/// `scale` 1 (values in pawns) a y = x line. Fewer than two finite points (the pawn alone is
+/// 1 by definition) draw nothing and remove a chart left by an earlier run. Whether it drew.
+fn chart_against(
+    path: &Path,
+    labels: Labels,
+    xs: &[f64],
+    estimates: &[ValueEstimate],
+    scale: f64,
+) -> Result<bool, PlotError> {
+    let finite: Vec<(&ValueEstimate, f64)> = estimates
+        .iter()
+        .zip(xs.iter().copied())
+        .filter(|(e, x)| e.value.is_finite() && x.is_finite())
+        .collect();
+    // unbounded ends are drawn to a few times the largest value
+    let cap = finite.iter().map(|(e, x)| (scale * e.value).abs().max(*x)).fold(1.0, f64::max) * 3.0;
+    let pts: Vec<Estimate> = finite
+        .iter()
+        .map(|(e, x)| Estimate {
+            label: e.piece.clone(),
+            x: *x,
+            y: scale * e.value,
+            lo: (scale * e.lo).clamp(-cap, cap),
+            hi: (scale * e.hi).clamp(-cap, cap),
+        })
+        .collect();
+    if pts.len() < 2 {
+        eprintln!("fewer than two measured kinds: {} not drawn", path.display());
+        let _ = std::fs::remove_file(path);
+        return Ok(false);
+    }
+    shogilab_plot::estimates_chart(path, labels, &pts, scale == 1.0)?;
+    Ok(true)
+}
+
+/// The speed section: per game (from the games fitted) and per session (from the log).
+pub fn speed_lines(games: &[GameLine], sessions: &[SessionLine]) -> Vec<String> {
+    let mut out = Vec::new();
+    if games.is_empty() {
+        return out;
+    }
+    let ms: f64 = games.iter().map(|g| g.ms as f64).sum();
+    let plies: f64 = games.iter().map(|g| g.plies as f64).sum();
+    out.push(format!(
+        "imbalance: {} games, mean {:.0} plies and {:.2} s per game on one thread ({:.0} games per thread-hour)",
+        games.len(),
+        plies / games.len() as f64,
+        ms / 1000.0 / games.len() as f64,
+        3.6e6 * games.len() as f64 / ms.max(1.0)
+    ));
+    let (mut played, mut secs) = (0.0, 0.0);
+    let mut threads = std::collections::BTreeSet::new();
+    for s in sessions {
+        played += s.played as f64;
+        secs += s.seconds;
+        threads.insert(s.threads);
+    }
+    if secs > 0.0 {
+        out.push(format!(
+            "imbalance: {played:.0} games in {:.1} min of wall clock with {} threads on this project's 2-core machine (shared with other work, nice 10): {:.0} games per hour",
+            secs / 60.0,
+            threads.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("/"),
+            played / secs * 3600.0
+        ));
+    }
+    out
+}
+
+/// Per method: games or positions behind it, interval widths, and the correlation with the
+/// reference (with the Spearman interval where the method keeps bootstrap draws).
+pub fn summary_lines(ordered: &[MethodResult], reference: Option<&Reference>) -> Vec<String> {
+    ordered
+        .iter()
+        .map(|m| {
+            let (mean, max, missing) = m.widths();
+            let corr = reference.map(|r| {
+                let (s, p, n) = report::correlation(report::ranked(m).0, r);
+                let ci = report::spearman_interval(m, r)
+                    .map_or(String::new(), |(a, b)| format!(" [{a:.3}, {b:.3}]"));
+                format!(", Spearman {s:.3}{ci}, Pearson {p:.3} over {n} kinds")
+            });
+            format!(
+                "{}: {} games/positions, mean half-width {mean:.2}, widest {max:.2}, {missing} without interval{}",
+                m.method,
+                m.games,
+                corr.unwrap_or_default()
+            )
+        })
+        .collect()
+}
