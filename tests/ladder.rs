@@ -233,3 +233,62 @@ note = "HaChu at depth 1"
         "{text}"
     );
 }
+
+#[test]
+fn fairy_stockfish_on_a_small_ladder() {
+    if !shogilab_eval::engine_proc::installed_or_skip(
+        "fairy_stockfish_on_a_small_ladder",
+        "/usr/games/fairy-stockfish",
+        "fairy-stockfish",
+    ) {
+        return;
+    }
+    let dir = temp_dir("fairy");
+    let text = r#"variant = "shogi"
+games_per_pair = 2
+max_plies = 200
+
+[external.fairy-stockfish]
+path = "/usr/games/fairy-stockfish"
+package = "fairy-stockfish"
+hint = "apt-get install fairy-stockfish"
+
+[[agent]]
+spec = "random"
+note = "uniformly random legal moves"
+
+[[agent]]
+name = "fairy-stockfish-skill0"
+spec = "usi:/usr/games/fairy-stockfish|Skill Level=0"
+movetime_ms = 50
+needs = ["fairy-stockfish"]
+note = "Fairy-Stockfish at skill 0"
+"#;
+    let cfg = config(&dir, "fairy.toml", text, "");
+    let (out, report) = (dir.join("work"), dir.join("r.md"));
+    let (ok, stdout, stderr) = run(&cfg, &out, &report, &[]);
+    assert!(ok, "{stdout}{stderr}");
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(elo_order(&text), ["fairy-stockfish-skill0", "random"], "{text}");
+    assert!(text.contains("| 50 ms per move (`byoyomi 50`) |"), "{text}");
+}
+
+/// The configurations in configs/ladder load, and every agent that needs nothing outside the
+/// repository builds (the others need an engine or a checkpoint; their specs are checked when
+/// they are present).
+#[test]
+fn the_shipped_configurations_load() {
+    use shogilab_pipeline::ladder::LadderConfig;
+    let none = |_: &str| None;
+    for v in ["chu", "shogi", "tenjiku", "tai"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("configs/ladder/{v}.toml"));
+        let cfg = LadderConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cfg.variant, v);
+        let variant = shogilab_engine::Variant::builtin(v).unwrap();
+        for a in cfg.agents.iter().filter(|a| a.needs.is_empty()) {
+            let spec = shogilab_pipeline::ladder::limits::spec_with_limits(&a.spec, &a.limits());
+            shogilab_eval::parse_agent_spec(&spec, &variant, 1, &none)
+                .unwrap_or_else(|e| panic!("{v}: {spec}: {e}"));
+        }
+    }
+}

@@ -19,6 +19,17 @@ pub const SKIP_LOG_ENV: &str = "SHOGILAB_SKIP_LOG";
 /// `SKIPPED: <test>: <package> not installed (<path>; apt-get install <package>)` and append
 /// that line to the file named by `SHOGILAB_SKIP_LOG`, if set, so that the skip is counted.
 pub fn installed_or_skip(test: &str, path: &str, package: &str) -> bool {
+    let log = std::env::var_os(SKIP_LOG_ENV).map(std::path::PathBuf::from);
+    installed_or_skip_to(test, path, package, log.as_deref())
+}
+
+/// [`installed_or_skip`] with the skip log given.
+fn installed_or_skip_to(
+    test: &str,
+    path: &str,
+    package: &str,
+    log: Option<&std::path::Path>,
+) -> bool {
     if std::path::Path::new(path).exists() {
         return true;
     }
@@ -26,14 +37,14 @@ pub fn installed_or_skip(test: &str, path: &str, package: &str) -> bool {
         format!("SKIPPED: {test}: {package} not installed ({path}; apt-get install {package})");
     println!("{line}");
     eprintln!("{line}");
-    if let Some(log) = std::env::var_os(SKIP_LOG_ENV) {
+    if let Some(log) = log {
         let appended = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(&log)
+            .open(log)
             .and_then(|mut f| writeln!(f, "{line}"));
         if let Err(e) = appended {
-            eprintln!("warning: cannot append to {SKIP_LOG_ENV}={}: {e}", log.to_string_lossy());
+            eprintln!("warning: cannot append to {SKIP_LOG_ENV}={}: {e}", log.display());
         }
     }
     false
@@ -198,5 +209,30 @@ impl Drop for EngineProc {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_engine_is_a_logged_skip() {
+        let dir = std::env::temp_dir().join(format!("shogilab-skips-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("skips");
+        let _ = std::fs::remove_file(&log);
+        assert!(!installed_or_skip_to("t1", "/nonexistent/hachu", "hachu", Some(&log)));
+        assert!(!installed_or_skip_to("t2", "/nonexistent/fs", "fairy-stockfish", Some(&log)));
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            text,
+            "SKIPPED: t1: hachu not installed (/nonexistent/hachu; apt-get install hachu)\n\
+             SKIPPED: t2: fairy-stockfish not installed (/nonexistent/fs; apt-get install \
+             fairy-stockfish)\n"
+        );
+        // a present file is no skip and writes nothing
+        assert!(installed_or_skip_to("t3", log.to_str().unwrap(), "x", Some(&log)));
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), text);
     }
 }

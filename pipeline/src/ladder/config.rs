@@ -3,9 +3,9 @@
 //! need (engine binaries, checkpoints) with the hint that says how to get each. Loading checks
 //! every field and names the file and the key of the first fault.
 
-use super::limits::AgentLimits;
 use super::LadderError;
 use serde::Deserialize;
+use shogilab_eval::Limits;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -80,8 +80,8 @@ impl AgentConfig {
     }
 
     /// The limits as configured.
-    pub fn limits(&self) -> AgentLimits {
-        AgentLimits { nodes: self.nodes, movetime_ms: self.movetime_ms }
+    pub fn limits(&self) -> Limits {
+        Limits { nodes: self.nodes, movetime_ms: self.movetime_ms }
     }
 }
 

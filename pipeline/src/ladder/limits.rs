@@ -5,14 +5,7 @@
 //! ([`shogilab_eval::check_limits`], applied when the spec is parsed): a ladder never records a
 //! limit an agent ignored.
 
-use shogilab_eval::{UsiConfig, XBoardConfig};
-
-/// Per-move limits of one agent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct AgentLimits {
-    pub nodes: Option<u64>,
-    pub movetime_ms: Option<u64>,
-}
+use shogilab_eval::{Limits, UsiConfig, XBoardConfig};
 
 /// The agent kind of a spec (the text before the first `:`).
 fn kind(spec: &str) -> &str {
@@ -21,7 +14,7 @@ fn kind(spec: &str) -> &str {
 
 /// The limits `spec` plays at: the configured ones, or for an external engine without any, its
 /// client's default move time.
-pub fn effective_limits(spec: &str, limits: &AgentLimits) -> AgentLimits {
+pub fn effective_limits(spec: &str, limits: &Limits) -> Limits {
     if limits.nodes.is_some() || limits.movetime_ms.is_some() {
         return *limits;
     }
@@ -30,11 +23,11 @@ pub fn effective_limits(spec: &str, limits: &AgentLimits) -> AgentLimits {
         "xboard" => Some(XBoardConfig::new("").default_movetime_ms),
         _ => None,
     };
-    AgentLimits { nodes: None, movetime_ms: default_ms }
+    Limits { nodes: None, movetime_ms: default_ms }
 }
 
 /// `spec` with its limits as an `@` tail (what the agent parser takes).
-pub fn spec_with_limits(spec: &str, limits: &AgentLimits) -> String {
+pub fn spec_with_limits(spec: &str, limits: &Limits) -> String {
     let mut parts = Vec::new();
     if let Some(n) = limits.nodes {
         parts.push(format!("nodes={n}"));
@@ -50,7 +43,7 @@ pub fn spec_with_limits(spec: &str, limits: &AgentLimits) -> String {
 }
 
 /// The limits in words, as played (`limits` from [`effective_limits`]).
-pub fn describe_limits(spec: &str, limits: &AgentLimits) -> String {
+pub fn describe_limits(spec: &str, limits: &Limits) -> String {
     let mut parts = Vec::new();
     if let Some(n) = limits.nodes {
         parts.push(match kind(spec) {
@@ -88,15 +81,15 @@ mod tests {
 
     #[test]
     fn external_engines_play_at_their_default_when_given_none() {
-        let none = AgentLimits::default();
+        let none = Limits::default();
         let e = effective_limits("xboard:/usr/games/hachu|sd=1", &none);
         assert_eq!(e.movetime_ms, Some(XBoardConfig::new("").default_movetime_ms));
         assert_eq!(effective_limits("alphabeta:2", &none), none);
         assert_eq!(spec_with_limits("alphabeta:2", &none), "alphabeta:2");
-        let both = AgentLimits { nodes: Some(5), movetime_ms: Some(100) };
+        let both = Limits { nodes: Some(5), movetime_ms: Some(100) };
         assert_eq!(spec_with_limits("usi:/x", &both), "usi:/x@nodes=5,movetime=100");
         assert_eq!(
-            describe_limits("xboard:/h", &AgentLimits { nodes: None, movetime_ms: Some(1000) }),
+            describe_limits("xboard:/h", &Limits { nodes: None, movetime_ms: Some(1000) }),
             "1000 ms per move (`st 1`, `time 100`, `otim 100`)"
         );
     }

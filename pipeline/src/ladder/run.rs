@@ -205,6 +205,65 @@ fn externals(cfg: &LadderConfig, on: &[usize]) -> Vec<(String, String)> {
         .collect()
 }
 
+impl<'a> Agents<'a> {
+    /// The agents `on` of `cfg`, at the limits they play at.
+    fn new(
+        cfg: &LadderConfig,
+        on: &[usize],
+        variant: Arc<Variant>,
+        extra: ExtraEvaluators<'a>,
+    ) -> Self {
+        let agents = on.iter().map(|&i| &cfg.agents[i]);
+        Agents {
+            variant,
+            names: agents.clone().map(|a| a.display_name().to_string()).collect(),
+            specs: agents.clone().map(|a| a.spec.clone()).collect(),
+            limits: agents.map(|a| effective_limits(&a.spec, &a.limits())).collect(),
+            seed: cfg.seed,
+            config_index: on.to_vec(),
+            source: cfg.source.clone(),
+            extra,
+            cache: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The agents as the report lists them.
+    fn described(&self, cfg: &LadderConfig) -> Vec<LadderAgent> {
+        (0..self.names.len())
+            .map(|k| LadderAgent {
+                name: self.names[k].clone(),
+                spec: self.specs[k].clone(),
+                limits: describe_limits(&self.specs[k], &self.limits[k]),
+                note: cfg.agents[self.config_index[k]].note.clone(),
+            })
+            .collect()
+    }
+}
+
+/// The head-to-head matches of `cfg` whose agents are both on the ladder; the others are added
+/// to `left_out`.
+fn head_to_head(
+    cfg: &LadderConfig,
+    work: &WorkDir,
+    agents: &Agents<'_>,
+    log: &mut dyn FnMut(&str),
+    counts: &mut Counts,
+    left_out: &mut Vec<LeftOut>,
+) -> Result<Vec<PairLog>, LadderError> {
+    let mut h2h = Vec::new();
+    for (k, h) in cfg.h2h.iter().enumerate() {
+        let pos = |n: &str| agents.names.iter().position(|x| x == n);
+        let (Some(i), Some(j)) = (pos(&h.a), pos(&h.b)) else {
+            let reason = "an agent of it is not on the ladder (see above)".to_string();
+            left_out.push(LeftOut { name: format!("head-to-head {} vs {}", h.a, h.b), reason });
+            continue;
+        };
+        let mc = MatchConfig { games: h.games, seed: cfg.h2h_seed(), ..per_pair_of(cfg) };
+        h2h.push(pairing(work, "h2h", k, agents, (i, j), &mc, log, counts)?);
+    }
+    Ok(h2h)
+}
+
 /// Play (or read back) the ladder of `cfg` in `opts.out_dir`.
 pub fn run_ladder(cfg: &LadderConfig, opts: RunOptions<'_>) -> Result<LadderResult, LadderError> {
     let variant = Variant::load(&cfg.variant, &[])
@@ -217,33 +276,12 @@ pub fn run_ladder(cfg: &LadderConfig, opts: RunOptions<'_>) -> Result<LadderResu
             missing: missing.collect::<Vec<_>>().join("; "),
         });
     }
-    let played = played_specs(cfg, &on);
-    let limits = on
-        .iter()
-        .map(|&i| {
-            let a = &cfg.agents[i];
-            let l = effective_limits(&a.spec, &a.limits());
-            Limits { nodes: l.nodes, movetime_ms: l.movetime_ms }
-        })
-        .collect();
-    let names: Vec<String> = on.iter().map(|&i| cfg.agents[i].display_name().to_string()).collect();
-    let agents = Agents {
-        variant,
-        names: names.clone(),
-        specs: on.iter().map(|&i| cfg.agents[i].spec.clone()).collect(),
-        limits,
-        seed: cfg.seed,
-        config_index: on.clone(),
-        source: cfg.source.clone(),
-        extra: opts.extra,
-        cache: RefCell::new(HashMap::new()),
-    };
+    let agents = Agents::new(cfg, &on, variant, opts.extra);
     for k in 0..on.len() {
-        agents.make(k)?; // every spec is checked before the first game
+        agents.make(k)?; // every spec and limit is checked before the first game
     }
-    let work = WorkDir::open(&opts.out_dir, &settings_table(cfg, &on, &played))?;
-    let log = opts.log;
-    let mut counts = Counts::default();
+    let work = WorkDir::open(&opts.out_dir, &settings_table(cfg, &on, &played_specs(cfg, &on)))?;
+    let (log, mut counts) = (opts.log, Counts::default());
     let per_pair = per_pair_of(cfg);
     let plan = plan(on.len(), &GauntletConfig { mode: GauntletMode::RoundRobin, per_pair });
     let mut pairs = Vec::with_capacity(plan.len());
@@ -251,36 +289,13 @@ pub fn run_ladder(cfg: &LadderConfig, opts: RunOptions<'_>) -> Result<LadderResu
         pairs.push(pairing(&work, "pairs", k, &agents, (*i, *j), mc, log, &mut counts)?);
     }
     let tallies: Vec<_> = plan.iter().zip(&pairs).map(|((i, j, _), p)| (*i, *j, p.tally)).collect();
-    let (mut table, regularized) = fit_table(&names, &tallies)?;
+    let (mut table, regularized) = fit_table(&agents.names, &tallies)?;
     table.sort_by(|a, b| b.elo.total_cmp(&a.elo));
-    let mut h2h = Vec::new();
-    for (k, h) in cfg.h2h.iter().enumerate() {
-        let pos = |n: &str| names.iter().position(|x| x == n);
-        let (Some(i), Some(j)) = (pos(&h.a), pos(&h.b)) else {
-            let reason = "an agent of it is not on the ladder (see above)".to_string();
-            left_out.push(LeftOut { name: format!("head-to-head {} vs {}", h.a, h.b), reason });
-            continue;
-        };
-        let mc = MatchConfig { games: h.games, seed: cfg.h2h_seed(), ..per_pair_of(cfg) };
-        h2h.push(pairing(&work, "h2h", k, &agents, (i, j), &mc, log, &mut counts)?);
-    }
-    let ladder_agents = on
-        .iter()
-        .zip(&names)
-        .map(|(&i, name)| {
-            let a = &cfg.agents[i];
-            LadderAgent {
-                name: name.clone(),
-                spec: a.spec.clone(),
-                limits: describe_limits(&a.spec, &effective_limits(&a.spec, &a.limits())),
-                note: a.note.clone(),
-            }
-        })
-        .collect();
+    let h2h = head_to_head(cfg, &work, &agents, log, &mut counts, &mut left_out)?;
     Ok(LadderResult {
         variant: agents.variant.name.clone(),
-        anchor: names[0].clone(),
-        agents: ladder_agents,
+        anchor: agents.names[0].clone(),
+        agents: agents.described(cfg),
         left_out,
         table,
         regularized,
