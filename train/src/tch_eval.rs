@@ -22,9 +22,6 @@ struct Inner {
     batch: InputBatch,
 }
 
-// SAFETY-free: libtorch tensors are only touched under the mutex.
-unsafe impl Sync for TchEvaluator {}
-
 impl TchEvaluator {
     pub fn new(vs: nn::VarStore, net: Net, encoder: Encoder, model_id: String) -> TchEvaluator {
         let device = vs.device();
