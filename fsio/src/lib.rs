@@ -47,9 +47,12 @@ impl AtomicFile {
         let dir = parent_dir(dest);
         std::fs::create_dir_all(dir).map_err(io_err(dest))?;
         let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        // The destination's extension stays last: writers that pick a format by extension
+        // (image encoders) see the same one.
+        let ext = dest.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
-            .suffix(".tmp")
+            .suffix(&format!(".tmp{ext}"))
             .tempfile_in(dir)
             .map_err(io_err(dest))?;
         Ok(AtomicFile { dest: dest.to_path_buf(), tmp })
@@ -155,6 +158,14 @@ mod tests {
         assert_eq!(r, Err("render failed"));
         assert!(!p.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn temporary_keeps_the_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = AtomicFile::create(&dir.path().join("chart.png")).unwrap();
+        let tmp = f.temp_path().file_name().unwrap().to_string_lossy().into_owned();
+        assert!(tmp.starts_with(".chart.png.") && tmp.ends_with(".tmp.png"), "{tmp}");
     }
 
     #[test]

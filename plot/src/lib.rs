@@ -8,7 +8,7 @@
 
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Once;
 
 const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
@@ -76,31 +76,25 @@ fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     Some((lo - pad, hi + pad))
 }
 
-/// Draw into a temporary PNG next to `path`, then rename it into place.
+/// What a drawing step returns (plotters' errors, or a message).
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+/// Draw into a temporary PNG next to `path`, then put it in place (`shogilab_fsio`).
 fn render(
     path: &Path,
-    draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> Result<(), String>,
+    draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> DrawResult,
 ) -> Result<(), PlotError> {
     font_ready();
     let fail = |msg: String| PlotError::Render { path: path.display().to_string(), msg };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
-    }
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let tmp: PathBuf = path.with_file_name(format!(".{name}.{}.tmp.png", std::process::id()));
-    let result = (|| {
-        let root = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let drawn = shogilab_fsio::write_atomic_with(path, |tmp| -> DrawResult {
+        let root = BitMapBackend::new(tmp, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
         draw(&root)?;
-        root.present().map_err(|e| e.to_string())
-    })();
-    match result.and_then(|()| std::fs::rename(&tmp, path).map_err(|e| e.to_string())) {
-        Ok(()) => Ok(()),
-        Err(msg) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(fail(msg))
-        }
-    }
+        root.present()?;
+        Ok(())
+    })
+    .map_err(|e| fail(e.to_string()))?;
+    drawn.map_err(|e| fail(e.to_string()))
 }
 
 /// A line chart with one line per series and a legend.
@@ -118,21 +112,18 @@ pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), 
             .margin(16)
             .x_label_area_size(48)
             .y_label_area_size(72)
-            .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)
-            .map_err(|e| e.to_string())?;
+            .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)?;
         chart
             .configure_mesh()
             .x_desc(labels.x)
             .y_desc(labels.y)
             .label_style(("sans-serif", 14))
-            .draw()
-            .map_err(|e| e.to_string())?;
+            .draw()?;
         for (i, s) in series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let pts = s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite());
             chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(2)))
-                .map_err(|e| e.to_string())?
+                .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
                 .label(s.name.clone())
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
@@ -143,8 +134,8 @@ pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), 
             .label_font(("sans-serif", 15))
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())
+            .draw()?;
+        Ok(())
     })
 }
 
@@ -176,20 +167,17 @@ pub fn estimates_chart(
             .margin(16)
             .x_label_area_size(48)
             .y_label_area_size(72)
-            .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)
-            .map_err(|e| e.to_string())?;
+            .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)?;
         chart
             .configure_mesh()
             .x_desc(labels.x)
             .y_desc(labels.y)
             .label_style(("sans-serif", 14))
-            .draw()
-            .map_err(|e| e.to_string())?;
+            .draw()?;
         if diagonal {
             let (a, b) = (xs.0.max(ys.0), xs.1.min(ys.1));
             chart
-                .draw_series(LineSeries::new([(a, a), (b, b)], BLACK.mix(0.4)))
-                .map_err(|e| e.to_string())?
+                .draw_series(LineSeries::new([(a, a), (b, b)], BLACK.mix(0.4)))?
                 .label("y = x")
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BLACK.mix(0.4)));
         }
@@ -199,31 +187,29 @@ pub fn estimates_chart(
         chart
             .draw_series(
                 finite().map(|p| ErrorBar::new_vertical(p.x, p.lo, p.y, p.hi, color.filled(), 8)),
-            )
-            .map_err(|e| e.to_string())?
+            )?
             .label("estimate, 95% interval")
             .legend(move |(x, y)| Circle::new((x + 12, y), 4, color.filled()));
-        chart
-            .draw_series(finite().map(|p| {
-                EmptyElement::at((p.x, p.y))
-                    + Circle::new((0, 0), 3, color.filled())
-                    + Text::new(p.label.clone(), (6, -14), ("sans-serif", 12))
-            }))
-            .map_err(|e| e.to_string())?;
+        chart.draw_series(finite().map(|p| {
+            EmptyElement::at((p.x, p.y))
+                + Circle::new((0, 0), 3, color.filled())
+                + Text::new(p.label.clone(), (6, -14), ("sans-serif", 12))
+        }))?;
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
             .label_font(("sans-serif", 15))
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())
+            .draw()?;
+        Ok(())
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn tmpdir(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("shogilab-plot-{name}-{}", std::process::id()));
