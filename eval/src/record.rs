@@ -37,6 +37,74 @@ pub struct SprtRecord {
     pub decision: String,
 }
 
+/// Numbers that may be infinite (an Elo difference when one side scored everything): JSON has
+/// no infinity, so they are written as the strings `"inf"`, `"-inf"` (and `"nan"`).
+mod real {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Repr {
+        Number(f64),
+        Word(String),
+    }
+
+    pub(super) fn to_repr(x: f64) -> impl Serialize {
+        match x {
+            x if x.is_finite() => Repr::Number(x),
+            x if x.is_nan() => Repr::Word("nan".into()),
+            x if x > 0.0 => Repr::Word("inf".into()),
+            _ => Repr::Word("-inf".into()),
+        }
+    }
+
+    pub(super) fn from_repr<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        match Repr::deserialize(d)? {
+            Repr::Number(x) => Ok(x),
+            Repr::Word(w) => match w.as_str() {
+                "inf" => Ok(f64::INFINITY),
+                "-inf" => Ok(f64::NEG_INFINITY),
+                "nan" => Ok(f64::NAN),
+                other => Err(serde::de::Error::custom(format!(
+                    "expected a number, \"inf\", \"-inf\" or \"nan\", found {other:?}"
+                ))),
+            },
+        }
+    }
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        to_repr(*x).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        from_repr(d)
+    }
+}
+
+/// A pair of [`real`] numbers.
+mod real_pair {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[derive(Deserialize)]
+    struct Pair(
+        #[serde(deserialize_with = "super::real::from_repr")] f64,
+        #[serde(deserialize_with = "super::real::from_repr")] f64,
+    );
+
+    pub fn serialize<S: Serializer>(x: &[f64; 2], s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
+        let mut t = s.serialize_tuple(2)?;
+        t.serialize_element(&super::real::to_repr(x[0]))?;
+        t.serialize_element(&super::real::to_repr(x[1]))?;
+        t.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+        let Pair(a, b) = Pair::deserialize(d)?;
+        Ok([a, b])
+    }
+}
+
 /// The result of a match as data, from agent `a`'s side (what `match.json` holds).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchRecord {
@@ -49,7 +117,10 @@ pub struct MatchRecord {
     pub games: u64,
     pub score: f64,
     pub score_ci95: [f64; 2],
+    /// Infinite when one side scored everything (written `"inf"` / `"-inf"`).
+    #[serde(with = "real")]
     pub elo: f64,
+    #[serde(with = "real_pair")]
     pub elo_ci95: [f64; 2],
     /// Games lost by forfeit (crash, timeout, illegal move), either side.
     pub forfeits: usize,
@@ -178,4 +249,34 @@ pub fn read_match_record(dir: &Path) -> Result<Option<MatchRecord>, RecordError>
         Err(source) => return Err(RecordError::Read { path, source }),
     };
     serde_json::from_str(&text).map(Some).map_err(|source| RecordError::Parse { path, source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infinite_elo_survives_the_round_trip() {
+        let r = MatchRecord {
+            a: "a".into(),
+            b: "b".into(),
+            wins: 2,
+            draws: 0,
+            losses: 0,
+            games: 2,
+            score: 1.0,
+            score_ci95: [0.34, 1.0],
+            elo: f64::INFINITY,
+            elo_ci95: [-115.0, f64::INFINITY],
+            forfeits: 0,
+            sprt: None,
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains(r#""elo":"inf""#) && text.contains(r#"[-115.0,"inf"]"#), "{text}");
+        let back: MatchRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+        let bad = text.replace(r#""elo":"inf""#, r#""elo":"lots""#);
+        let e = serde_json::from_str::<MatchRecord>(&bad).unwrap_err().to_string();
+        assert!(e.contains("lots"), "{e}");
+    }
 }
