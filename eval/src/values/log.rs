@@ -524,8 +524,8 @@ mod tests {
             note: Some("stopped by a signal".into()),
         };
         let t = SessionLine { note: None, ..s.clone() };
-        log.append_sessions(&[s.clone()]).unwrap();
-        log.append_sessions(&[t.clone()]).unwrap();
+        log.append_sessions(std::slice::from_ref(&s)).unwrap();
+        log.append_sessions(std::slice::from_ref(&t)).unwrap();
         assert_eq!(log.read_sessions().unwrap(), vec![s, t]);
         let names: Vec<String> = log
             .parts(Table::Games)

@@ -61,27 +61,26 @@ fn edited(pos: &Position, sq: u16, t: Option<u16>) -> Option<Position> {
     Position::from_sfen(v, &f.join(" ")).ok()
 }
 
-/// Probe `evaluator` on `positions` (with the plies played before each). At most
-/// `per_position` pieces of the side to move are edited per position (chosen at random).
-pub fn probe(
-    v: &Arc<Variant>,
-    kinds: &Kinds,
-    evaluator: &dyn Evaluator,
-    positions: &[(Position, u32)],
+/// The pieces to edit and the evaluator that judges the edits.
+struct Prober<'a> {
+    v: &'a Arc<Variant>,
+    kinds: &'a Kinds,
+    evaluator: &'a dyn Evaluator,
     per_position: usize,
-    resamples: usize,
-    seed: u64,
-    description: String,
-    on_position: &mut dyn FnMut(usize),
-) -> Result<MethodResult, ProbeError> {
-    let pawn = kinds.pawn.ok_or(ProbeError::NoPawn)?;
-    let nk = kinds.len();
-    // per position: per kind (sum of drops, count)
-    let mut per_pos: Vec<Vec<(f64, f64)>> = Vec::with_capacity(positions.len());
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0x7072_6f62);
-    let mut list = MoveList::new();
-    let mut probes = 0usize;
-    for (pi, (pos, plies)) in positions.iter().enumerate() {
+}
+
+impl Prober<'_> {
+    /// One position: up to `per_position` non-royal pieces of the side to move (chosen at
+    /// random) removed, and promoted in place where they promote; per kind (sum of the value
+    /// drops, count), and the number of probes.
+    fn position(
+        &self,
+        pos: &Position,
+        plies: u32,
+        rng: &mut SmallRng,
+        list: &mut MoveList,
+    ) -> Result<(Vec<(f64, f64)>, usize), ProbeError> {
+        let (v, kinds) = (self.v, self.kinds);
         let us = pos.side_to_move();
         let mut sqs: Vec<u16> = pos
             .pieces(us)
@@ -94,7 +93,7 @@ pub fn probe(
         for i in (1..sqs.len()).rev() {
             sqs.swap(i, rng.gen_range(0..=i));
         }
-        sqs.truncate(per_position);
+        sqs.truncate(self.per_position);
         // variants: (kind, index of "with" position, index of "without" position)
         let mut variants: Vec<Position> = vec![pos.clone()];
         let mut pairs: Vec<(usize, usize, usize)> = Vec::new();
@@ -112,90 +111,122 @@ pub fn probe(
                 }
             }
         }
-        let moves: Vec<Vec<shogilab_engine::Move>> = variants
+        let l = self.logits(&variants, plies, list)?;
+        let mut acc = vec![(0.0, 0.0); kinds.len()];
+        for &(k, with, without) in &pairs {
+            acc[k].0 += l[with] - l[without];
+            acc[k].1 += 1.0;
+        }
+        Ok((acc, pairs.len()))
+    }
+
+    /// The evaluator's logit of the expected score of each position, in one batch.
+    fn logits(
+        &self,
+        positions: &[Position],
+        plies: u32,
+        list: &mut MoveList,
+    ) -> Result<Vec<f64>, ProbeError> {
+        let moves: Vec<Vec<shogilab_engine::Move>> = positions
             .iter()
             .map(|p| {
                 list.clear();
-                p.legal_moves(&mut list);
+                p.legal_moves(list);
                 list.to_vec()
             })
             .collect();
-        let batch: Vec<EvalRequest> = variants
+        let batch: Vec<EvalRequest> = positions
             .iter()
             .zip(&moves)
-            .map(|(p, m)| EvalRequest { pos: p, moves: m, repetitions: 0, plies: *plies })
+            .map(|(p, m)| EvalRequest { pos: p, moves: m, repetitions: 0, plies })
             .collect();
         let mut out = Vec::new();
-        evaluator.evaluate(&batch, &mut out);
+        self.evaluator.evaluate(&batch, &mut out);
         if out.len() != batch.len() {
             return Err(ProbeError::Outputs {
-                evaluator: evaluator.id(),
+                evaluator: self.evaluator.id(),
                 got: out.len(),
                 asked: batch.len(),
             });
         }
-        let l: Vec<f64> = out.iter().map(logit_score).collect();
-        let mut acc = vec![(0.0, 0.0); nk];
-        for (k, with, without) in pairs {
-            acc[k].0 += l[with] - l[without];
-            acc[k].1 += 1.0;
-            probes += 1;
-        }
-        per_pos.push(acc);
-        on_position(pi + 1);
+        Ok(out.iter().map(logit_score).collect())
     }
-    let values_of = |mult: &[f64]| -> Vec<f64> {
-        let mut s = vec![(0.0, 0.0); nk];
-        for (acc, m) in per_pos.iter().zip(mult) {
-            for k in 0..nk {
+}
+
+/// Per position, per kind: (sum of value drops, count).
+struct Drops {
+    per_pos: Vec<Vec<(f64, f64)>>,
+    kinds: usize,
+    pawn: usize,
+}
+
+impl Drops {
+    /// Mean drop per kind relative to the pawn's, the positions weighted by `mult`.
+    fn values(&self, mult: &[f64]) -> Vec<f64> {
+        let mut s = vec![(0.0, 0.0); self.kinds];
+        for (acc, m) in self.per_pos.iter().zip(mult) {
+            for k in 0..self.kinds {
                 s[k].0 += m * acc[k].0;
                 s[k].1 += m * acc[k].1;
             }
         }
         let mean: Vec<f64> =
             s.iter().map(|(a, n)| if *n > 0.0 { a / n } else { f64::NAN }).collect();
-        mean.iter().map(|&m| if m.is_nan() { m } else { ratio(m, mean[pawn]) }).collect()
-    };
-    let ones = vec![1.0; per_pos.len()];
-    let value = values_of(&ones);
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); nk];
-    let mut brng = SmallRng::seed_from_u64(seed ^ 0x626f_6f74);
-    let mut curve = Vec::new();
-    let n = per_pos.len();
-    for _ in 0..resamples {
-        let m = super::stats::bootstrap_multiplicities(n.max(1), &mut brng);
-        for (k, x) in values_of(&m[..n]).into_iter().enumerate() {
-            samples[k].push(x);
-        }
+        mean.iter().map(|&m| if m.is_nan() { m } else { ratio(m, mean[self.pawn]) }).collect()
     }
-    let estimates: Vec<ValueEstimate> = (0..nk)
-        .map(|k| {
-            let (lo, hi) = if value[k].is_nan() {
-                (f64::NAN, f64::NAN)
-            } else {
-                percentile_interval(&samples[k])
-            };
-            ValueEstimate { piece: kinds.names[k].clone(), value: value[k], lo, hi }
-        })
-        .collect();
-    // width against positions used
-    if n >= 8 {
+
+    /// The values with 95% bootstrap intervals over positions.
+    fn estimates(
+        &self,
+        names: &[String],
+        resamples: usize,
+        brng: &mut SmallRng,
+    ) -> Vec<ValueEstimate> {
+        let n = self.per_pos.len();
+        let value = self.values(&vec![1.0; n]);
+        let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); self.kinds];
+        for _ in 0..resamples {
+            let m = super::stats::bootstrap_multiplicities(n.max(1), brng);
+            for (k, x) in self.values(&m[..n]).into_iter().enumerate() {
+                samples[k].push(x);
+            }
+        }
+        (0..self.kinds)
+            .map(|k| {
+                let (lo, hi) = if value[k].is_nan() {
+                    (f64::NAN, f64::NAN)
+                } else {
+                    percentile_interval(&samples[k])
+                };
+                ValueEstimate { piece: names[k].clone(), value: value[k], lo, hi }
+            })
+            .collect()
+    }
+
+    /// Mean finite half-width (the pawn left out) against positions used, resampling the
+    /// first n positions for eight n up to all of them (none below 8 positions).
+    fn width_curve(&self, resamples: usize, brng: &mut SmallRng) -> Vec<(f64, f64)> {
+        let n = self.per_pos.len();
+        let mut curve = Vec::new();
+        if n < 8 {
+            return curve;
+        }
         for i in 1..=8 {
             let used = (n * i / 8).max(2);
-            let mut ss: Vec<Vec<f64>> = vec![Vec::new(); nk];
+            let mut ss: Vec<Vec<f64>> = vec![Vec::new(); self.kinds];
             for _ in 0..(resamples / 2).max(50) {
                 let mut m = vec![0.0; n];
                 for _ in 0..used {
                     m[brng.gen_range(0..used)] += 1.0;
                 }
-                for (k, x) in values_of(&m).into_iter().enumerate() {
+                for (k, x) in self.values(&m).into_iter().enumerate() {
                     ss[k].push(x);
                 }
             }
             let hw: Vec<f64> = ss
                 .iter()
                 .enumerate()
-                .filter(|(k, _)| *k != pawn)
+                .filter(|(k, _)| *k != self.pawn)
                 .map(|(_, s)| {
                     let (a, b) = percentile_interval(s);
                     (b - a) / 2.0
@@ -206,7 +237,40 @@ pub fn probe(
                 curve.push((used as f64, hw.iter().sum::<f64>() / hw.len() as f64));
             }
         }
+        curve
     }
+}
+
+/// Probe `evaluator` on `positions` (with the plies played before each). At most
+/// `per_position` pieces of the side to move are edited per position (chosen at random).
+pub fn probe(
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    evaluator: &dyn Evaluator,
+    positions: &[(Position, u32)],
+    per_position: usize,
+    resamples: usize,
+    seed: u64,
+    description: String,
+    on_position: &mut dyn FnMut(usize),
+) -> Result<MethodResult, ProbeError> {
+    let pawn = kinds.pawn.ok_or(ProbeError::NoPawn)?;
+    let prober = Prober { v, kinds, evaluator, per_position };
+    let mut drops =
+        Drops { per_pos: Vec::with_capacity(positions.len()), kinds: kinds.len(), pawn };
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x7072_6f62);
+    let mut list = MoveList::new();
+    let mut probes = 0usize;
+    for (pi, (pos, plies)) in positions.iter().enumerate() {
+        let (acc, n) = prober.position(pos, *plies, &mut rng, &mut list)?;
+        drops.per_pos.push(acc);
+        probes += n;
+        on_position(pi + 1);
+    }
+    let mut brng = SmallRng::seed_from_u64(seed ^ 0x626f_6f74);
+    let estimates = drops.estimates(&kinds.names, resamples, &mut brng);
+    let curve = drops.width_curve(resamples, &mut brng);
+    let n = drops.per_pos.len();
     let mut notes = vec![format!(
         "{} positions, {} probes (removals and in-place promotions), evaluator {}",
         n,

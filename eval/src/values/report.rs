@@ -378,6 +378,24 @@ pub fn markdown(input: &ReportInput) -> String {
     s.push_str(input.command);
     s.push_str("\n```\n\n");
     s.push_str(&format!("Files: {}.\n\n", input.files.join(", ")));
+    methods_section(&mut s, input);
+    if !input.speed.is_empty() {
+        s.push_str("\n## Speed\n\n");
+        for l in &input.speed {
+            s.push_str(&format!("* {l}\n"));
+        }
+    }
+    let order = values_table(&mut s, input);
+    effects_table(&mut s, input, &order);
+    if let Some(r) = input.reference {
+        agreement_section(&mut s, input, r, &order);
+    }
+    widths_section(&mut s, input);
+    s
+}
+
+/// The methods with their descriptions and notes.
+fn methods_section(s: &mut String, input: &ReportInput) {
     s.push_str("## Methods\n\n");
     for m in input.methods {
         let (mean, max, missing) = m.widths();
@@ -399,12 +417,10 @@ pub fn markdown(input: &ReportInput) -> String {
             s.push_str(&format!("  * {n}\n"));
         }
     }
-    if !input.speed.is_empty() {
-        s.push_str("\n## Speed\n\n");
-        for l in &input.speed {
-            s.push_str(&format!("* {l}\n"));
-        }
-    }
+}
+
+/// The values table, kinds by reference value (else the primary estimate), largest first; returns that order of the kinds.
+fn values_table(s: &mut String, input: &ReportInput) -> Vec<usize> {
     s.push_str("\n## Values (pawn = 1, 95% bootstrap intervals)\n\n");
     s.push_str(
         "Primary column: the first method, in the order listed above, that measured the kind. Default order: `imbalance` first, the only randomised experiment (material differences are assigned at random before the game, so they are not confounded with who is winning); then the observational regressions (`imbalance-positions`, `texel`), whose material differences arise during the games and partly reflect who is already winning; probing last (its intervals cover only the sampling of positions, not the evaluator's own error). `--primary auto` orders the game-based methods by interval width instead. Neither choice looks at the reference.\n\n",
@@ -446,60 +462,68 @@ pub fn markdown(input: &ReportInput) -> String {
         s.push_str(&row);
         s.push('\n');
     }
-    effects_table(&mut s, input, &order);
-    if let Some(r) = input.reference {
-        s.push_str(&format!(
-            "\n## Agreement with the reference\n\nReference: {} (`{}`).\n\n",
-            r.source, r.path
-        ));
-        s.push_str("| estimate | kinds | Spearman | Spearman 95% CI | Pearson |\n|---|---:|---:|---|---:|\n");
-        let prim: Vec<ValueEstimate> = input.primary.iter().map(|p| p.estimate.clone()).collect();
-        let (sp, pe, n) = correlation(&prim, r);
-        s.push_str(&format!("| primary | {n} | {} | – | {} |\n", short(sp), short(pe)));
-        for m in input.methods {
-            let (sp, pe, n) = correlation(ranked(m).0, r);
-            let ci = spearman_interval(m, r)
-                .map_or("–".to_string(), |(a, b)| format!("[{:.2}, {:.2}]", a, b));
-            s.push_str(&format!("| {} | {n} | {} | {ci} | {} |\n", m.method, short(sp), short(pe)));
+    order
+}
+
+/// Correlations with the reference, and the kinds whose reference value lies outside the primary interval.
+fn agreement_section(s: &mut String, input: &ReportInput, r: &Reference, order: &[usize]) {
+    s.push_str(&format!(
+        "\n## Agreement with the reference\n\nReference: {} (`{}`).\n\n",
+        r.source, r.path
+    ));
+    s.push_str(
+        "| estimate | kinds | Spearman | Spearman 95% CI | Pearson |\n|---|---:|---:|---|---:|\n",
+    );
+    let prim: Vec<ValueEstimate> = input.primary.iter().map(|p| p.estimate.clone()).collect();
+    let (sp, pe, n) = correlation(&prim, r);
+    s.push_str(&format!("| primary | {n} | {} | – | {} |\n", short(sp), short(pe)));
+    for m in input.methods {
+        let (sp, pe, n) = correlation(ranked(m).0, r);
+        let ci = spearman_interval(m, r)
+            .map_or("–".to_string(), |(a, b)| format!("[{:.2}, {:.2}]", a, b));
+        s.push_str(&format!("| {} | {n} | {} | {ci} | {} |\n", m.method, short(sp), short(pe)));
+    }
+    s.push_str("\nA method's correlations are those of its unit-free effects (the table above) where it has them: the same as its values' whenever the pawn coefficient is positive, as a positive unit changes neither ranks nor Pearson correlation, and defined where the pawn unit is not. The Spearman interval: the rank correlation of every bootstrap refit's effects with the reference, 2.5% and 97.5% quantiles (it covers the sampling of games, not the reference's own uncertainty).\n");
+    s.push_str(
+        "\n### Where the primary estimate and the reference disagree beyond the interval\n\n",
+    );
+    let mut any = false;
+    for &k in order {
+        let e = &input.primary[k].estimate;
+        let g = r.values[k];
+        if !(g.is_finite() && e.value.is_finite()) {
+            continue;
         }
-        s.push_str("\nA method's correlations are those of its unit-free effects (the table above) where it has them: the same as its values' whenever the pawn coefficient is positive, as a positive unit changes neither ranks nor Pearson correlation, and defined where the pawn unit is not. The Spearman interval: the rank correlation of every bootstrap refit's effects with the reference, 2.5% and 97.5% quantiles (it covers the sampling of games, not the reference's own uncertainty).\n");
-        s.push_str(
-            "\n### Where the primary estimate and the reference disagree beyond the interval\n\n",
-        );
-        let mut any = false;
-        for &k in &order {
-            let e = &input.primary[k].estimate;
-            let g = r.values[k];
-            if !(g.is_finite() && e.value.is_finite()) {
-                continue;
-            }
-            if g < e.lo || g > e.hi {
-                any = true;
-                s.push_str(&format!(
-                    "* **{}**: GCSA {} vs {} [{}, {}] ({}): {}.\n",
-                    e.piece,
-                    short(g),
-                    short(e.value),
-                    short(e.lo),
-                    short(e.hi),
-                    input.primary[k].method,
-                    why(k, e, input, g)
-                ));
-            }
-        }
-        if !any {
-            s.push_str("None: every reference value lies inside its interval.\n");
-        }
-        let unmeasured: Vec<&str> = input
-            .primary
-            .iter()
-            .filter(|p| p.estimate.value.is_nan())
-            .map(|p| p.estimate.piece.as_str())
-            .collect();
-        if !unmeasured.is_empty() {
-            s.push_str(&format!("\nNot measured by any method: {}.\n", unmeasured.join(", ")));
+        if g < e.lo || g > e.hi {
+            any = true;
+            s.push_str(&format!(
+                "* **{}**: GCSA {} vs {} [{}, {}] ({}): {}.\n",
+                e.piece,
+                short(g),
+                short(e.value),
+                short(e.lo),
+                short(e.hi),
+                input.primary[k].method,
+                why(k, e, input, g)
+            ));
         }
     }
+    if !any {
+        s.push_str("None: every reference value lies inside its interval.\n");
+    }
+    let unmeasured: Vec<&str> = input
+        .primary
+        .iter()
+        .filter(|p| p.estimate.value.is_nan())
+        .map(|p| p.estimate.piece.as_str())
+        .collect();
+    if !unmeasured.is_empty() {
+        s.push_str(&format!("\nNot measured by any method: {}.\n", unmeasured.join(", ")));
+    }
+}
+
+/// Interval widths against games used, with the games a ±1 pawn width would take.
+fn widths_section(s: &mut String, input: &ReportInput) {
     s.push_str("\n## Interval width against games\n\n");
     if input.methods.iter().all(|m| m.curve.iter().all(|p| !p.1.is_finite())) {
         s.push_str("No finite intervals in pawns yet: the pawn coefficient is not yet distinguishable from zero in enough bootstrap resamples, so every ratio to it is unbounded; the intervals chart shows the effects' widths instead.\n\n");
@@ -544,7 +568,6 @@ pub fn markdown(input: &ReportInput) -> String {
             ));
         }
     }
-    s
 }
 
 #[cfg(test)]
