@@ -64,9 +64,6 @@ pub enum RangeError {
     /// A pipeline or self-play setting.
     #[error(transparent)]
     Setting(#[from] InvalidSetting),
-    /// A training setting (the training crate reports it as text naming the key).
-    #[error("{0}")]
-    Train(String),
 }
 
 /// Everything a pipeline run does, per generation.
@@ -148,7 +145,7 @@ impl PipelineConfig {
             );
         }
         self.selfplay.validate()?;
-        self.train.validate().map_err(RangeError::Train)
+        Ok(self.train.validate()?)
     }
 
     /// Simulations per move in the evaluation matches.

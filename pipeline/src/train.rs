@@ -108,7 +108,7 @@ fn network(
 
 fn check_job(job: &TrainJob) -> Result<(), PipelineError> {
     let refuse = |reason: String| PipelineError::Train { out: job.out.clone(), reason };
-    job.cfg.validate().map_err(refuse)?;
+    job.cfg.validate().map_err(|e| refuse(e.to_string()))?;
     if job.steps == 0 {
         return Err(refuse("--steps must be at least 1".into()));
     }
@@ -160,7 +160,7 @@ pub fn run_train(v: &Arc<Variant>, job: &TrainJob) -> Result<TrainSummary, Pipel
     let files = shard_files(&job.data)?;
     let samples = dataset::read_samples(&files, &v.name)?;
     let examples = decode(&enc, &samples)
-        .map_err(|reason| PipelineError::Train { out: job.out.clone(), reason })?;
+        .map_err(|e| PipelineError::Train { out: job.out.clone(), reason: e.to_string() })?;
     if examples.is_empty() {
         let reason = format!("no trainable positions in {} file(s)", files.len());
         return Err(PipelineError::Train { out: job.out.clone(), reason });
@@ -168,8 +168,9 @@ pub fn run_train(v: &Arc<Variant>, job: &TrainJob) -> Result<TrainSummary, Pipel
     tch::manual_seed(job.seed as i64);
     let device = shogilab_train::default_device();
     let (vs, net, net_cfg, steps0) = network(job, &enc, device)?;
-    let mut t = Trainer::new(enc.clone(), vs, net, job.cfg.clone())
-        .map_err(|reason| PipelineError::Train { out: job.out.clone(), reason })?;
+    let mut t = Trainer::new(enc.clone(), vs, net, job.cfg.clone()).map_err(|e| {
+        PipelineError::Train { out: job.out.clone(), reason: format!("optimizer: {e}") }
+    })?;
     let run = train_steps(&mut t, &examples, job, steps0);
     let stem = job.out.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     let meta =

@@ -146,10 +146,9 @@ fn training_speed(
     let dir = scratch.join("shards");
     dataset::write_shard(&dir, 0, games, &v.name, 0, model_id, a.simulations)?;
     let samples = dataset::read_samples(&[dir.join("positions-00000.parquet")], &v.name)?;
-    let examples = decode(enc, &samples).map_err(anyhow::Error::msg)?;
+    let examples = decode(enc, &samples)?;
     let (tvs, tnet, _) = checkpoint::load(net_path, enc, device)?;
-    let mut t =
-        Trainer::new(enc.clone(), tvs, tnet, TrainConfig::default()).map_err(anyhow::Error::msg)?;
+    let mut t = Trainer::new(enc.clone(), tvs, tnet, TrainConfig::default())?;
     let (mut seen, t2) = (0usize, Instant::now());
     t.train(&examples, a.train_steps, a.seed, |_, m| seen += m.samples);
     Ok(seen as f64 / t2.elapsed().as_secs_f64())

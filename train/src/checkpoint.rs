@@ -37,6 +37,8 @@ pub enum CheckpointError {
     Io { path: String, source: std::io::Error },
     #[error("checkpoint {path}: libtorch: {msg}")]
     Torch { path: String, msg: String },
+    #[error("checkpoint {path}: {source}")]
+    Write { path: String, source: shogilab_fsio::FsioError },
 }
 
 fn sidecar(path: &Path) -> PathBuf {
@@ -94,34 +96,18 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
     })
 }
 
-/// Save weights and metadata atomically.
+/// Save weights and metadata, each written whole (`shogilab_fsio`). The sidecar lands first:
+/// a checkpoint file never exists without its metadata.
 pub fn save(vs: &nn::VarStore, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
     let ps = path.display().to_string();
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CheckpointError::Io { path: ps.clone(), source: e })?;
-    }
-    let tmp = path.with_extension("ot.tmp");
+    let json = serde_json::to_string_pretty(meta)
+        .map_err(|e| CheckpointError::Invalid { path: ps.clone(), msg: e.to_string() })?;
     let sc = sidecar(path);
-    let sct = sc.with_extension("json.tmp");
-    let write = || -> Result<(), CheckpointError> {
-        vs.save(&tmp)
-            .map_err(|e| CheckpointError::Torch { path: ps.clone(), msg: e.to_string() })?;
-        let json = serde_json::to_string_pretty(meta)
-            .map_err(|e| CheckpointError::Invalid { path: ps.clone(), msg: e.to_string() })?;
-        std::fs::write(&sct, json)
-            .map_err(|e| CheckpointError::Io { path: sct.display().to_string(), source: e })?;
-        // The sidecar lands first: a checkpoint file never exists without its metadata.
-        std::fs::rename(&sct, &sc)
-            .map_err(|e| CheckpointError::Io { path: sc.display().to_string(), source: e })?;
-        std::fs::rename(&tmp, path).map_err(|e| CheckpointError::Io { path: ps.clone(), source: e })
-    };
-    let res = write();
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        let _ = std::fs::remove_file(&sct);
-    }
-    res
+    shogilab_fsio::write_atomic(&sc, json.as_bytes())
+        .map_err(|e| CheckpointError::Write { path: sc.display().to_string(), source: e })?;
+    shogilab_fsio::write_atomic_with(path, |tmp| vs.save(tmp))
+        .map_err(|e| CheckpointError::Write { path: ps.clone(), source: e })?
+        .map_err(|e| CheckpointError::Torch { path: ps, msg: e.to_string() })
 }
 
 /// Load a checkpoint for a variant: rebuilds the network from the metadata, checks that it fits
@@ -133,9 +119,10 @@ pub fn load(
 ) -> Result<(nn::VarStore, Net, CheckpointMeta), CheckpointError> {
     let meta = read_meta(path)?;
     meta.check(enc, path)?;
-    meta.net
-        .validate()
-        .map_err(|msg| CheckpointError::Invalid { path: path.display().to_string(), msg })?;
+    meta.net.validate().map_err(|e| CheckpointError::Invalid {
+        path: path.display().to_string(),
+        msg: e.to_string(),
+    })?;
     let mut vs = nn::VarStore::new(device);
     let net = Net::new(&vs.root(), enc, &meta.net);
     vs.load(path).map_err(|e| CheckpointError::Torch {

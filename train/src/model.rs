@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 use shogilab_selfplay::encode::Encoder;
+use shogilab_selfplay::InvalidSetting;
 use tch::{nn, Kind, Tensor};
 
 /// Network size.
@@ -42,7 +43,8 @@ impl NetConfig {
         Some(NetConfig { channels: c, blocks: b, head_dim: d, value_hidden: v })
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    /// Check every size against its range; the error names the `net.*` key.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
         for (k, v, hi) in [
             ("channels", self.channels, 1024),
             ("blocks", self.blocks, 64),
@@ -50,7 +52,7 @@ impl NetConfig {
             ("value_hidden", self.value_hidden, 4096),
         ] {
             if v < 1 || v > hi {
-                return Err(format!("net.{k} = {v}: must be 1..{hi}"));
+                return Err(InvalidSetting::new(k, v, &format!("must be 1..{hi}")).within("net"));
             }
         }
         Ok(())

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use shogilab_engine::{Move, MoveList, Position};
 use shogilab_selfplay::dataset::Sample;
 use shogilab_selfplay::encode::Encoder;
+use shogilab_selfplay::InvalidSetting;
 use std::collections::HashMap;
 use tch::{nn, nn::OptimizerConfig, Device, Kind, Tensor};
 
@@ -41,27 +42,50 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    /// Check every setting against its range; the error names the `train.*` key.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        let bad = |k: &str, v: &dyn std::fmt::Display, expected: &str| {
+            Err(InvalidSetting::new(k, v, expected).within("train"))
+        };
         if self.batch_size == 0 || self.batch_size > 65536 {
-            return Err(format!("train.batch_size = {}: must be 1..65536", self.batch_size));
+            return bad("batch_size", &self.batch_size, "must be 1..65536");
         }
         if !(self.learning_rate > 0.0 && self.learning_rate < 10.0) {
-            return Err(format!(
-                "train.learning_rate = {}: must be in (0, 10)",
-                self.learning_rate
-            ));
+            return bad("learning_rate", &self.learning_rate, "must be in (0, 10)");
         }
         if !(self.weight_decay >= 0.0 && self.weight_decay < 1.0) {
-            return Err(format!("train.weight_decay = {}: must be in [0, 1)", self.weight_decay));
+            return bad("weight_decay", &self.weight_decay, "must be in [0, 1)");
         }
         if self.window == 0 {
-            return Err("train.window must be at least 1".into());
+            return bad("window", &self.window, "must be at least 1");
         }
         if !(self.value_weight >= 0.0 && self.value_weight <= 100.0) {
-            return Err(format!("train.value_weight = {}: must be in [0, 100]", self.value_weight));
+            return bad("value_weight", &self.value_weight, "must be in [0, 100]");
         }
         Ok(())
     }
+}
+
+/// A stored sample that cannot become a training example.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    /// The sample's SFEN does not parse for the variant.
+    #[error("sample {index}: {source}")]
+    Sfen {
+        /// Row of the sample.
+        index: usize,
+        /// What the SFEN parser said.
+        #[source]
+        source: shogilab_engine::EngineError,
+    },
+    /// None of the moves of the stored search policy is legal in the position.
+    #[error("sample {index} ({sfen}): no stored policy move is legal")]
+    NoLegalPolicyMove {
+        /// Row of the sample.
+        index: usize,
+        /// Its position.
+        sfen: String,
+    },
 }
 
 /// A decoded training example.
@@ -76,12 +100,12 @@ pub struct Example {
 
 /// Decode samples: positions from SFEN, every legal move with its target probability (moves
 /// absent from the stored policy get 0). Errors name the sample.
-pub fn decode(enc: &Encoder, samples: &[Sample]) -> Result<Vec<Example>, String> {
+pub fn decode(enc: &Encoder, samples: &[Sample]) -> Result<Vec<Example>, DecodeError> {
     let mut out = Vec::with_capacity(samples.len());
     let mut legal = MoveList::new();
     for (i, s) in samples.iter().enumerate() {
-        let pos =
-            Position::from_sfen(&enc.variant, &s.sfen).map_err(|e| format!("sample {i}: {e}"))?;
+        let pos = Position::from_sfen(&enc.variant, &s.sfen)
+            .map_err(|source| DecodeError::Sfen { index: i, source })?;
         legal.clear();
         pos.legal_moves(&mut legal);
         if legal.is_empty() {
@@ -95,7 +119,7 @@ pub fn decode(enc: &Encoder, samples: &[Sample]) -> Result<Vec<Example>, String>
             .collect();
         let sum: f32 = target.iter().sum();
         if sum <= 0.0 {
-            return Err(format!("sample {i} ({}): no stored policy move is legal", s.sfen));
+            return Err(DecodeError::NoLegalPolicyMove { index: i, sfen: s.sfen.clone() });
         }
         target.iter_mut().for_each(|p| *p /= sum);
         let value_class = match s.result {
@@ -134,10 +158,9 @@ impl Trainer {
         vs: nn::VarStore,
         net: Net,
         cfg: TrainConfig,
-    ) -> Result<Trainer, String> {
+    ) -> Result<Trainer, tch::TchError> {
         let opt = nn::AdamW { wd: cfg.weight_decay, ..Default::default() }
-            .build(&vs, cfg.learning_rate)
-            .map_err(|e| format!("optimizer: {e}"))?;
+            .build(&vs, cfg.learning_rate)?;
         Ok(Trainer { enc, vs, net, opt, batch: InputBatch::default(), cfg, steps: 0 })
     }
 
