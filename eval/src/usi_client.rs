@@ -128,6 +128,11 @@ impl Agent for UsiAgent {
         self.name.clone()
     }
 
+    /// `go nodes N` and `go byoyomi MS`.
+    fn limit_support(&self) -> crate::agent::LimitSupport {
+        crate::agent::LimitSupport::ALL
+    }
+
     fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
         let init = self.cfg.init_timeout;
         let p = self.start()?;
