@@ -184,155 +184,192 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// Generates the moves of one special mechanism of the piece on `from`.
+    #[inline]
     fn special(&mut self, t: &PieceType, from: u16, sp: &Special) {
+        match sp {
+            Special::Lion => self.lion(t, from),
+            Special::LionLine { d, len: 2 } => self.lion_line_two(t, from, *d),
+            Special::LionLine { d, len } => self.lion_line_long(t, from, *d, *len),
+            Special::DblCap { d, second } => self.double_capture(t, from, *d, second),
+            Special::Area { steps } => self.area(t, from, *steps),
+            Special::RangeJump { d } => self.range_jump(t, from, *d),
+            Special::Hook { d, turns } => self.hook(t, from, *d, turns),
+            Special::Igui { d } => self.igui(t, from, *d),
+            Special::Emperor => self.emperor(t, from),
+        }
+    }
+
+    /// Lion power: one or two king steps (the ring at distance two), and the double moves
+    /// through an adjacent square (igui, pass, capture on the way).
+    #[inline]
+    fn lion(&mut self, t: &PieceType, from: u16) {
         let v = &*self.pos.v;
         let own = self.own;
         let f = from as i16;
-        match sp {
-            Special::Lion => {
-                for &d in v.dirs8.iter().chain(v.ring2.iter()) {
-                    let s = f + d;
-                    let c = self.cell(s);
-                    if c == EMPTY || is_enemy(c, own) {
-                        self.emit_path(t, from, [0, 0], s as u16);
-                    }
-                }
-                for &d1 in &v.dirs8 {
-                    let m = f + d1;
-                    let cm = self.cell(m);
-                    let enemy = is_enemy(cm, own);
-                    if !(enemy || cm == EMPTY) {
-                        continue;
-                    }
-                    if !enemy && self.conv == Convention::Distinct {
-                        self.emit_pass(t, from, m as u16);
-                        continue;
-                    }
-                    for &d2 in &v.dirs8 {
-                        let s = m + d2;
-                        if s == f {
-                            if enemy {
-                                self.emit_path(t, from, [m as u16, 0], from);
-                            } else {
-                                self.emit_pass(t, from, m as u16);
-                            }
-                            continue;
-                        }
-                        let c = self.cell(s);
-                        if c == EMPTY || is_enemy(c, own) {
-                            self.emit_path(t, from, [m as u16, 0], s as u16);
-                        }
-                    }
+        for &d in v.dirs8.iter().chain(v.ring2.iter()) {
+            let s = f + d;
+            let c = self.cell(s);
+            if c == EMPTY || is_enemy(c, own) {
+                self.emit_path(t, from, [0, 0], s as u16);
+            }
+        }
+        for &d1 in &v.dirs8 {
+            let m = f + d1;
+            let cm = self.cell(m);
+            let enemy = is_enemy(cm, own);
+            if !(enemy || cm == EMPTY) {
+                continue;
+            }
+            if !enemy && self.conv == Convention::Distinct {
+                self.emit_pass(t, from, m as u16);
+                continue;
+            }
+            self.second_legs(t, from, m, enemy, &v.dirs8);
+        }
+    }
+
+    /// Linear lion power of two squares along `d` (horned falcon, soaring eagle).
+    #[inline]
+    fn lion_line_two(&mut self, t: &PieceType, from: u16, d: i16) {
+        let own = self.own;
+        let s1 = from as i16 + d;
+        let c1 = self.cell(s1);
+        if c1 == WALL {
+            return;
+        }
+        let s2 = s1 + d;
+        let c2 = self.cell(s2);
+        let s2_ok = c2 == EMPTY || is_enemy(c2, own);
+        if c1 == EMPTY {
+            self.emit_path(t, from, [0, 0], s1 as u16);
+            self.emit_pass(t, from, s1 as u16);
+            if s2_ok {
+                self.emit_path(t, from, [0, 0], s2 as u16);
+                if self.conv == Convention::Lishogi {
+                    self.emit_path(t, from, [s1 as u16, 0], s2 as u16);
                 }
             }
-            Special::LionLine { d, len: 2 } => {
-                let s1 = f + d;
-                let c1 = self.cell(s1);
-                if c1 == WALL {
-                    return;
-                }
-                let s2 = s1 + d;
-                let c2 = self.cell(s2);
-                let s2_ok = c2 == EMPTY || is_enemy(c2, own);
-                if c1 == EMPTY {
-                    self.emit_path(t, from, [0, 0], s1 as u16);
-                    self.emit_pass(t, from, s1 as u16);
-                    if s2_ok {
-                        self.emit_path(t, from, [0, 0], s2 as u16);
-                        if self.conv == Convention::Lishogi {
-                            self.emit_path(t, from, [s1 as u16, 0], s2 as u16);
-                        }
-                    }
-                } else if is_enemy(c1, own) {
-                    self.emit_path(t, from, [0, 0], s1 as u16);
-                    self.emit_path(t, from, [s1 as u16, 0], from);
-                    if s2_ok {
-                        self.emit_path(t, from, [0, 0], s2 as u16);
-                        self.emit_path(t, from, [s1 as u16, 0], s2 as u16);
-                    }
-                } else if s2_ok {
-                    self.emit_path(t, from, [0, 0], s2 as u16);
-                }
+        } else if is_enemy(c1, own) {
+            self.emit_path(t, from, [0, 0], s1 as u16);
+            self.emit_path(t, from, [s1 as u16, 0], from);
+            if s2_ok {
+                self.emit_path(t, from, [0, 0], s2 as u16);
+                self.emit_path(t, from, [s1 as u16, 0], s2 as u16);
             }
-            Special::LionLine { d, len } => self.lion_line_long(t, from, *d, *len),
-            Special::DblCap { d, second } => {
-                let m = f + d;
-                if !is_enemy(self.cell(m), own) {
-                    return;
+        } else if s2_ok {
+            self.emit_path(t, from, [0, 0], s2 as u16);
+        }
+    }
+
+    /// Double capture: capture on `from + d`, then step on by one of `second` (back to the
+    /// start included) to an empty or enemy square.
+    #[inline]
+    fn double_capture(&mut self, t: &PieceType, from: u16, d: i16, second: &[i16]) {
+        let m = from as i16 + d;
+        if is_enemy(self.cell(m), self.own) {
+            self.second_legs(t, from, m, true, second);
+        }
+    }
+
+    /// The second legs of a double move through `m` (`mid_enemy`: an enemy there is captured
+    /// on the way), by each of `seconds`: back to the start (igui, or a pass through an empty
+    /// `m`) or on to an empty or enemy square.
+    #[inline]
+    fn second_legs(&mut self, t: &PieceType, from: u16, m: i16, mid_enemy: bool, seconds: &[i16]) {
+        for &d2 in seconds {
+            let s = m + d2;
+            if s == from as i16 {
+                if mid_enemy {
+                    self.emit_path(t, from, [m as u16, 0], from);
+                } else {
+                    self.emit_pass(t, from, m as u16);
                 }
-                for &d2 in second {
-                    let s = m + d2;
-                    if s == f {
-                        self.emit_path(t, from, [m as u16, 0], from);
-                        continue;
-                    }
-                    let c = self.cell(s);
-                    if c == EMPTY || is_enemy(c, own) {
-                        self.emit_path(t, from, [m as u16, 0], s as u16);
-                    }
-                }
+                continue;
             }
-            Special::Area { steps } => self.area(t, from, *steps),
-            Special::RangeJump { d } => {
-                let mut s = f;
-                let mut jumped = false;
-                loop {
-                    s += d;
-                    let c = self.cell(s);
-                    if c == WALL {
-                        break;
-                    }
-                    if c == EMPTY {
-                        continue;
-                    }
-                    if jumped && is_enemy(c, own) {
-                        self.emit(t, Move::new(from, s as u16), true);
-                    }
-                    if v.types[cell_type(c) as usize].jump_rank >= t.jump_rank {
-                        break;
-                    }
-                    jumped = true;
-                }
+            let c = self.cell(s);
+            if c == EMPTY || is_enemy(c, self.own) {
+                self.emit_path(t, from, [m as u16, 0], s as u16);
             }
-            Special::Hook { d, turns } => {
-                let mut e = f;
-                loop {
-                    e += d;
-                    let c = self.cell(e);
-                    if c == WALL {
-                        break;
-                    }
-                    if c != EMPTY {
-                        if is_enemy(c, own) {
-                            self.emit(t, Move::new(from, e as u16), true);
-                        }
-                        break;
-                    }
-                    self.emit(t, Move::new(from, e as u16), false);
-                    for &p in turns {
-                        let mut s = e;
-                        loop {
-                            s += p;
-                            let c2 = self.cell(s);
-                            if c2 == EMPTY {
-                                self.emit(t, Move::new(from, s as u16), false);
-                                continue;
-                            }
-                            if is_enemy(c2, own) {
-                                self.emit(t, Move::new(from, s as u16), true);
-                            }
-                            break;
-                        }
-                    }
-                }
+        }
+    }
+
+    /// Range jump along `d`: over any number of pieces of lower jump rank, capturing only
+    /// after a jump.
+    #[inline]
+    fn range_jump(&mut self, t: &PieceType, from: u16, d: i16) {
+        let v = &*self.pos.v;
+        let own = self.own;
+        let mut s = from as i16;
+        let mut jumped = false;
+        loop {
+            s += d;
+            let c = self.cell(s);
+            if c == WALL {
+                break;
             }
-            Special::Igui { d } => {
-                let s = f + d;
-                if is_enemy(self.cell(s), own) {
-                    self.emit_path(t, from, [s as u16, 0], from);
-                }
+            if c == EMPTY {
+                continue;
             }
-            Special::Emperor => self.emperor(t, from),
+            if jumped && is_enemy(c, own) {
+                self.emit(t, Move::new(from, s as u16), true);
+            }
+            if v.types[cell_type(c) as usize].jump_rank >= t.jump_rank {
+                break;
+            }
+            jumped = true;
+        }
+    }
+
+    /// Hook move: slide along `d`, and from each empty square on the way slide on along one
+    /// of the two perpendicular `turns`.
+    #[inline]
+    fn hook(&mut self, t: &PieceType, from: u16, d: i16, turns: &[i16; 2]) {
+        let own = self.own;
+        let mut e = from as i16;
+        loop {
+            e += d;
+            let c = self.cell(e);
+            if c == WALL {
+                break;
+            }
+            if c != EMPTY {
+                if is_enemy(c, own) {
+                    self.emit(t, Move::new(from, e as u16), true);
+                }
+                break;
+            }
+            self.emit(t, Move::new(from, e as u16), false);
+            for &p in turns {
+                self.hook_turn(t, from, e, p);
+            }
+        }
+    }
+
+    /// The second leg of a hook move: slide from the corner `e` along `p`.
+    #[inline]
+    fn hook_turn(&mut self, t: &PieceType, from: u16, e: i16, p: i16) {
+        let mut s = e;
+        loop {
+            s += p;
+            let c = self.cell(s);
+            if c == EMPTY {
+                self.emit(t, Move::new(from, s as u16), false);
+                continue;
+            }
+            if is_enemy(c, self.own) {
+                self.emit(t, Move::new(from, s as u16), true);
+            }
+            break;
+        }
+    }
+
+    /// Igui: capture on `from + d` without moving.
+    #[inline]
+    fn igui(&mut self, t: &PieceType, from: u16, d: i16) {
+        let s = from as i16 + d;
+        if is_enemy(self.cell(s), self.own) {
+            self.emit_path(t, from, [s as u16, 0], from);
         }
     }
 

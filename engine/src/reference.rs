@@ -13,7 +13,7 @@
 //! (lion, area move) or the first square of the lion line (horned falcon, soaring eagle, lion
 //! dog), whichever special atom comes first in the move string.
 
-use crate::betza::{self, Atom};
+use crate::betza::{self, Atom, Mode};
 use crate::position::Position;
 use crate::variant::{
     cell_color, cell_type, Color, PromotionRule, StuckRule, TypeId, Variant, EMPTY,
@@ -116,6 +116,313 @@ fn add(a: Sq, d: Sq) -> Sq {
 
 fn kdist(a: Sq, b: Sq) -> i32 {
     (a.0 - b.0).abs().max((a.1 - b.1).abs())
+}
+
+/// The piece whose moves are generated: the board, its square `o` and its colour `c`, with
+/// one method per kind of atom, each pushing its candidates.
+struct Mover<'b> {
+    b: &'b Board,
+    o: Sq,
+    c: Color,
+}
+
+impl Mover<'_> {
+    /// `s` is on the board and holds an enemy piece.
+    fn enemy(&self, s: Sq) -> bool {
+        self.b.on(s) && matches!(self.b.get(s), Some((pc, _)) if pc != self.c)
+    }
+    /// `s` is on the board and empty.
+    fn empty(&self, s: Sq) -> bool {
+        self.b.on(s) && self.b.get(s).is_none()
+    }
+    /// `s` is empty or holds an enemy piece.
+    fn free(&self, s: Sq) -> bool {
+        self.empty(s) || self.enemy(s)
+    }
+    /// The board delta of the piece's move vector `v`.
+    fn dir(&self, v: (i8, i8)) -> Sq {
+        board_dir(self.c, v)
+    }
+    /// Pushes a pass through `mid`.
+    fn pass(&self, out: &mut Vec<Cand>, mid: Sq) {
+        let mut m = Cand::new(self.o, &[(self.o, false)]);
+        m.pass_mid = Some(mid);
+        out.push(m);
+    }
+    /// The first empty king neighbour in the order of [`DIRS8`] (where a pass is written).
+    fn first_empty_neighbour(&self) -> Option<Sq> {
+        DIRS8.iter().map(|&d| add(self.o, d)).find(|&s| self.empty(s))
+    }
+
+    /// A leap to `o + v`.
+    fn leap(&self, v: (i8, i8), mode: Mode, out: &mut Vec<Cand>) {
+        let s = add(self.o, self.dir(v));
+        if self.empty(s) && mode.can_move() {
+            out.push(Cand::new(self.o, &[(s, false)]));
+        } else if self.enemy(s) && mode.can_capture() {
+            out.push(Cand::new(self.o, &[(s, true)]));
+        }
+    }
+
+    /// A ride along `v` of `min..=max` steps (the squares before `min` are jumped).
+    fn ride(&self, v: (i8, i8), min: u8, max: u8, mode: Mode, out: &mut Vec<Cand>) {
+        let d = self.dir(v);
+        let mut s = self.o;
+        for k in 1..=(max as u32) {
+            s = add(s, d);
+            if !self.b.on(s) {
+                break;
+            }
+            if k < min as u32 {
+                continue; // jumped
+            }
+            if self.empty(s) {
+                if mode.can_move() {
+                    out.push(Cand::new(self.o, &[(s, false)]));
+                }
+                continue;
+            }
+            if self.enemy(s) && mode.can_capture() {
+                out.push(Cand::new(self.o, &[(s, true)]));
+            }
+            break;
+        }
+    }
+
+    /// Lion power: any square within king distance two, one pass, and the double moves that
+    /// capture on an adjacent square first.
+    fn lion(&self, out: &mut Vec<Cand>) {
+        let o = self.o;
+        for dy in -2..=2 {
+            for dx in -2..=2 {
+                let s = (o.0 + dx, o.1 + dy);
+                if (dx, dy) != (0, 0) && self.free(s) {
+                    out.push(Cand::new(o, &[(s, self.enemy(s))]));
+                }
+            }
+        }
+        if let Some(m) = self.first_empty_neighbour() {
+            self.pass(out, m);
+        }
+        for d1 in DIRS8 {
+            let m = add(o, d1);
+            if !self.enemy(m) {
+                continue; // through an empty square: same outcome as a plain step/jump
+            }
+            self.after_capture(m, DIRS8.iter().copied(), out);
+        }
+    }
+
+    /// Second legs after capturing on `m`: by each of `seconds` to a free square or back to
+    /// the start.
+    fn after_capture(&self, m: Sq, seconds: impl Iterator<Item = Sq>, out: &mut Vec<Cand>) {
+        let o = self.o;
+        for d2 in seconds {
+            let s = add(m, d2);
+            if s == o {
+                out.push(Cand::new(o, &[(m, true), (o, false)]));
+            } else if self.free(s) {
+                out.push(Cand::new(o, &[(m, true), (s, self.enemy(s))]));
+            }
+        }
+    }
+
+    /// Linear lion power of `len` squares along `v`.
+    fn lion_line(&self, v: (i8, i8), len: u8, out: &mut Vec<Cand>) {
+        let d = self.dir(v);
+        let o = self.o;
+        let line: Vec<Sq> = (1..=len as i32)
+            .map(|k| (o.0 + d.0 * k, o.1 + d.1 * k))
+            .take_while(|&s| self.b.on(s))
+            .collect();
+        if line.is_empty() {
+            return;
+        }
+        if len == 2 {
+            self.falcon_line(&line, out);
+        } else {
+            self.lion_dog_line(&line, out);
+        }
+    }
+
+    /// Horned falcon / soaring eagle line of two (chu 3.2, tai 2.3.3).
+    fn falcon_line(&self, line: &[Sq], out: &mut Vec<Cand>) {
+        let o = self.o;
+        let s1 = line[0];
+        if self.free(s1) {
+            out.push(Cand::new(o, &[(s1, self.enemy(s1))]));
+        }
+        if line.len() == 2 && self.free(line[1]) {
+            let s2 = line[1];
+            out.push(Cand::new(o, &[(s2, self.enemy(s2))]));
+            if self.enemy(s1) {
+                out.push(Cand::new(o, &[(s1, true), (s2, self.enemy(s2))]));
+            }
+        }
+        if self.enemy(s1) {
+            out.push(Cand::new(o, &[(s1, true), (o, false)]));
+        }
+        if self.empty(s1) {
+            self.pass(out, s1);
+        }
+    }
+
+    /// Lion dog line of three (tai 2.3.4): end on any square of the line with any subset of
+    /// the enemies before it captured, igui or pass on the first, out and back to the first.
+    fn lion_dog_line(&self, line: &[Sq], out: &mut Vec<Cand>) {
+        let o = self.o;
+        for k in 0..line.len() {
+            let sk = line[k];
+            if !self.free(sk) {
+                continue;
+            }
+            let enemies: Vec<Sq> = line[..k].iter().copied().filter(|&s| self.enemy(s)).collect();
+            for mask in 0..(1u32 << enemies.len()) {
+                let mut path: Vec<(Sq, bool)> = Vec::new();
+                for (i, &e) in enemies.iter().enumerate() {
+                    if mask & (1 << i) != 0 {
+                        path.push((e, true));
+                    }
+                }
+                path.push((sk, self.enemy(sk)));
+                out.push(Cand::new(o, &path));
+            }
+        }
+        let s1 = line[0];
+        if self.enemy(s1) {
+            out.push(Cand::new(o, &[(s1, true), (o, false)]));
+        } else if self.empty(s1) {
+            self.pass(out, s1);
+        }
+        if line.len() >= 2 {
+            let s2 = line[1];
+            // out to s2 (empty, or its enemy captured), back to s1, which must be empty by
+            // then (it was empty, or its enemy was captured on the way)
+            if self.free(s2) && self.free(s1) {
+                let path = [(s1, self.enemy(s1)), (s2, self.enemy(s2)), (s1, false)];
+                out.push(Cand::new(o, &path));
+            }
+        }
+    }
+
+    /// Double capture: capture on `o + v`, then go on by one of `second`.
+    fn double_capture(&self, v: (i8, i8), second: &[(i8, i8)], out: &mut Vec<Cand>) {
+        let m = add(self.o, self.dir(v));
+        if self.enemy(m) {
+            self.after_capture(m, second.iter().map(|&v2| self.dir(v2)), out);
+        }
+    }
+
+    /// Area move: every path of 1..=steps king steps through empty squares (the vacated start
+    /// counts as empty), ending on an empty or enemy square, or back on the start (a pass).
+    fn area(&self, steps: u8, out: &mut Vec<Cand>) {
+        let o = self.o;
+        let mut dests: Vec<Sq> = Vec::new();
+        let mut back = false;
+        let mut stack: Vec<(Sq, u8)> = vec![(o, 0)];
+        while let Some((p, k)) = stack.pop() {
+            if k == steps {
+                continue;
+            }
+            for d in DIRS8 {
+                let s = add(p, d);
+                if s == o {
+                    back = true;
+                    stack.push((s, k + 1));
+                    continue;
+                }
+                if !self.b.on(s) {
+                    continue;
+                }
+                if self.empty(s) {
+                    if !dests.contains(&s) {
+                        dests.push(s);
+                    }
+                    stack.push((s, k + 1));
+                } else if self.enemy(s) && !dests.contains(&s) {
+                    dests.push(s);
+                }
+            }
+        }
+        for s in dests {
+            out.push(Cand::new(o, &[(s, self.enemy(s))]));
+        }
+        if back {
+            if let Some(m) = self.first_empty_neighbour() {
+                self.pass(out, m);
+            }
+        }
+    }
+
+    /// Range jump along `v` by a piece of type `t`: over pieces of lower jump rank,
+    /// capturing only after at least one jump.
+    fn range_jump(&self, var: &Variant, t: TypeId, v: (i8, i8), out: &mut Vec<Cand>) {
+        let d = self.dir(v);
+        let rank = var.types[t as usize].jump_rank;
+        let mut s = self.o;
+        let mut jumped = 0;
+        loop {
+            s = add(s, d);
+            if !self.b.on(s) {
+                break;
+            }
+            let Some((_, vt)) = self.b.get(s) else { continue };
+            if jumped >= 1 && self.enemy(s) {
+                out.push(Cand::new(self.o, &[(s, true)]));
+            }
+            if var.types[vt as usize].jump_rank >= rank {
+                break;
+            }
+            jumped += 1;
+        }
+    }
+
+    /// Hook move along `v`, turning once by a right angle at any empty square on the way.
+    fn hook(&self, v: (i8, i8), out: &mut Vec<Cand>) {
+        let d = self.dir(v);
+        let perp = [(d.1, -d.0), (-d.1, d.0)];
+        let mut e = self.o;
+        loop {
+            e = add(e, d);
+            if !self.b.on(e) {
+                break;
+            }
+            if !self.empty(e) {
+                if self.enemy(e) {
+                    out.push(Cand::new(self.o, &[(e, true)]));
+                }
+                break;
+            }
+            out.push(Cand::new(self.o, &[(e, false)]));
+            for p in perp {
+                self.slide_from(e, p, out);
+            }
+        }
+    }
+
+    /// Slide from `e` (exclusive) along `d` to every empty square and the first enemy.
+    fn slide_from(&self, e: Sq, d: Sq, out: &mut Vec<Cand>) {
+        let mut s = e;
+        loop {
+            s = add(s, d);
+            if self.empty(s) {
+                out.push(Cand::new(self.o, &[(s, false)]));
+                continue;
+            }
+            if self.enemy(s) {
+                out.push(Cand::new(self.o, &[(s, true)]));
+            }
+            break;
+        }
+    }
+
+    /// Igui: capture on `o + v` without moving.
+    fn igui(&self, v: (i8, i8), out: &mut Vec<Cand>) {
+        let s = add(self.o, self.dir(v));
+        if self.enemy(s) {
+            out.push(Cand::new(self.o, &[(s, true), (self.o, false)]));
+        }
+    }
 }
 
 impl<'a> Ref<'a> {
@@ -227,279 +534,51 @@ impl<'a> Ref<'a> {
     fn piece_moves(&self, b: &Board, o: Sq, raw: bool, out: &mut Vec<Cand>) {
         let (c, t) = b.get(o).expect("piece");
         let atoms = &self.atoms[t as usize];
-        let enemy = |s: Sq| b.on(s) && matches!(b.get(s), Some((pc, _)) if pc != c);
-        let empty = |s: Sq| b.on(s) && b.get(s).is_none();
-        let free = |s: Sq| empty(s) || enemy(s);
-        // 1. leaps
+        let p = Mover { b, o, c };
+        // 1. leaps, 2. rides, 3. specials, each in move-string order
         for a in atoms {
             if let Atom::Leap { v, mode } = a {
-                let s = add(o, board_dir(c, *v));
-                if empty(s) && mode.can_move() {
-                    out.push(Cand::new(o, &[(s, false)]));
-                } else if enemy(s) && mode.can_capture() {
-                    out.push(Cand::new(o, &[(s, true)]));
-                }
+                p.leap(*v, *mode, out);
             }
         }
-        // 2. rides
         for a in atoms {
             if let Atom::Ride { v, min, max, mode } = a {
-                let d = board_dir(c, *v);
-                let mut s = o;
-                for k in 1..=(*max as u32) {
-                    s = add(s, d);
-                    if !b.on(s) {
-                        break;
-                    }
-                    if k < *min as u32 {
-                        continue; // jumped
-                    }
-                    if empty(s) {
-                        if mode.can_move() {
-                            out.push(Cand::new(o, &[(s, false)]));
-                        }
-                        continue;
-                    }
-                    if enemy(s) && mode.can_capture() {
-                        out.push(Cand::new(o, &[(s, true)]));
-                    }
-                    break;
-                }
+                p.ride(*v, *min, *max, *mode, out);
             }
         }
-        let pass = |out: &mut Vec<Cand>, mid: Sq| {
-            let mut m = Cand::new(o, &[(o, false)]);
-            m.pass_mid = Some(mid);
-            out.push(m);
-        };
-        let first_empty_neighbour = || DIRS8.iter().map(|&d| add(o, d)).find(|&s| empty(s));
-        // 3. specials, in move-string order
         for a in atoms {
             match a {
                 Atom::Leap { .. } | Atom::Ride { .. } => {}
-                Atom::Lion => {
-                    for dy in -2..=2 {
-                        for dx in -2..=2 {
-                            let s = (o.0 + dx, o.1 + dy);
-                            if (dx, dy) != (0, 0) && free(s) {
-                                out.push(Cand::new(o, &[(s, enemy(s))]));
-                            }
-                        }
-                    }
-                    if let Some(m) = first_empty_neighbour() {
-                        pass(out, m);
-                    }
-                    for d1 in DIRS8 {
-                        let m = add(o, d1);
-                        if !enemy(m) {
-                            continue; // through an empty square: same outcome as a plain step/jump
-                        }
-                        for d2 in DIRS8 {
-                            let s = add(m, d2);
-                            if s == o {
-                                out.push(Cand::new(o, &[(m, true), (o, false)]));
-                            } else if free(s) {
-                                out.push(Cand::new(o, &[(m, true), (s, enemy(s))]));
-                            }
-                        }
-                    }
+                Atom::Lion => p.lion(out),
+                Atom::LionLine { v, len } => p.lion_line(*v, *len, out),
+                Atom::DblCap { v, second } => p.double_capture(*v, second, out),
+                Atom::Area { steps } => p.area(*steps, out),
+                Atom::RangeJump { v } => p.range_jump(self.v, t, *v, out),
+                Atom::Hook { v } => p.hook(*v, out),
+                Atom::Igui { v } => p.igui(*v, out),
+                Atom::Emperor => self.emperor_moves(&p, raw, out),
+            }
+        }
+    }
+
+    /// The emperor's moves: to every empty square, and onto every enemy unless the capture
+    /// restriction forbids it (`raw` ignores the restriction).
+    fn emperor_moves(&self, p: &Mover, raw: bool, out: &mut Vec<Cand>) {
+        let (b, o) = (p.b, p.o);
+        for s in b.all_squares() {
+            if s == o {
+                continue;
+            }
+            if p.empty(s) {
+                out.push(Cand::new(o, &[(s, false)]));
+            } else if p.enemy(s) {
+                let (_, vt) = b.get(s).expect("enemy");
+                let restricted =
+                    self.v.types[vt as usize].royal || self.v.rules.emperor_any_protected;
+                if !raw && restricted && self.emperor_victim_protected(b, o, s) {
+                    continue;
                 }
-                Atom::LionLine { v, len } => {
-                    let d = board_dir(c, *v);
-                    let line: Vec<Sq> = (1..=*len as i32)
-                        .map(|k| (o.0 + d.0 * k, o.1 + d.1 * k))
-                        .take_while(|&s| b.on(s))
-                        .collect();
-                    if line.is_empty() {
-                        continue;
-                    }
-                    if *len == 2 {
-                        // horned falcon / soaring eagle (chu 3.2, tai 2.3.3)
-                        let s1 = line[0];
-                        if free(s1) {
-                            out.push(Cand::new(o, &[(s1, enemy(s1))]));
-                        }
-                        if line.len() == 2 && free(line[1]) {
-                            let s2 = line[1];
-                            out.push(Cand::new(o, &[(s2, enemy(s2))]));
-                            if enemy(s1) {
-                                out.push(Cand::new(o, &[(s1, true), (s2, enemy(s2))]));
-                            }
-                        }
-                        if enemy(s1) {
-                            out.push(Cand::new(o, &[(s1, true), (o, false)]));
-                        }
-                        if empty(s1) {
-                            pass(out, s1);
-                        }
-                    } else {
-                        // lion dog (tai 2.3.4)
-                        for k in 0..line.len() {
-                            let sk = line[k];
-                            if !free(sk) {
-                                continue;
-                            }
-                            let enemies: Vec<Sq> =
-                                line[..k].iter().copied().filter(|&s| enemy(s)).collect();
-                            for mask in 0..(1u32 << enemies.len()) {
-                                let mut path: Vec<(Sq, bool)> = Vec::new();
-                                for (i, &e) in enemies.iter().enumerate() {
-                                    if mask & (1 << i) != 0 {
-                                        path.push((e, true));
-                                    }
-                                }
-                                path.push((sk, enemy(sk)));
-                                out.push(Cand::new(o, &path));
-                            }
-                        }
-                        let s1 = line[0];
-                        if enemy(s1) {
-                            out.push(Cand::new(o, &[(s1, true), (o, false)]));
-                        } else if empty(s1) {
-                            pass(out, s1);
-                        }
-                        if line.len() >= 2 {
-                            let s2 = line[1];
-                            // out to s2 (empty, or its enemy captured), back to s1, which must be
-                            // empty by then (it was empty, or its enemy was captured on the way)
-                            if free(s2) && free(s1) {
-                                out.push(Cand::new(
-                                    o,
-                                    &[(s1, enemy(s1)), (s2, enemy(s2)), (s1, false)],
-                                ));
-                            }
-                        }
-                    }
-                }
-                Atom::DblCap { v, second } => {
-                    let m = add(o, board_dir(c, *v));
-                    if !enemy(m) {
-                        continue;
-                    }
-                    for v2 in second {
-                        let s = add(m, board_dir(c, *v2));
-                        if s == o {
-                            out.push(Cand::new(o, &[(m, true), (o, false)]));
-                        } else if free(s) {
-                            out.push(Cand::new(o, &[(m, true), (s, enemy(s))]));
-                        }
-                    }
-                }
-                Atom::Area { steps } => {
-                    // every path of 1..=steps king steps through empty squares (the vacated start
-                    // counts as empty), ending on an empty or enemy square, or back on the start
-                    let mut dests: Vec<Sq> = Vec::new();
-                    let mut back = false;
-                    let mut stack: Vec<(Sq, u8)> = vec![(o, 0)];
-                    while let Some((p, k)) = stack.pop() {
-                        if k == *steps {
-                            continue;
-                        }
-                        for d in DIRS8 {
-                            let s = add(p, d);
-                            if s == o {
-                                back = true;
-                                stack.push((s, k + 1));
-                                continue;
-                            }
-                            if !b.on(s) {
-                                continue;
-                            }
-                            if empty(s) {
-                                if !dests.contains(&s) {
-                                    dests.push(s);
-                                }
-                                stack.push((s, k + 1));
-                            } else if enemy(s) && !dests.contains(&s) {
-                                dests.push(s);
-                            }
-                        }
-                    }
-                    for s in dests {
-                        out.push(Cand::new(o, &[(s, enemy(s))]));
-                    }
-                    if back {
-                        if let Some(m) = first_empty_neighbour() {
-                            pass(out, m);
-                        }
-                    }
-                }
-                Atom::RangeJump { v } => {
-                    let d = board_dir(c, *v);
-                    let rank = self.v.types[t as usize].jump_rank;
-                    let mut s = o;
-                    let mut jumped = 0;
-                    loop {
-                        s = add(s, d);
-                        if !b.on(s) {
-                            break;
-                        }
-                        let Some((_, vt)) = b.get(s) else { continue };
-                        if jumped >= 1 && enemy(s) {
-                            out.push(Cand::new(o, &[(s, true)]));
-                        }
-                        if self.v.types[vt as usize].jump_rank >= rank {
-                            break;
-                        }
-                        jumped += 1;
-                    }
-                }
-                Atom::Hook { v } => {
-                    let d = board_dir(c, *v);
-                    let perp = [(d.1, -d.0), (-d.1, d.0)];
-                    let mut e = o;
-                    loop {
-                        e = add(e, d);
-                        if !b.on(e) {
-                            break;
-                        }
-                        if !empty(e) {
-                            if enemy(e) {
-                                out.push(Cand::new(o, &[(e, true)]));
-                            }
-                            break;
-                        }
-                        out.push(Cand::new(o, &[(e, false)]));
-                        for p in perp {
-                            let mut s = e;
-                            loop {
-                                s = add(s, p);
-                                if empty(s) {
-                                    out.push(Cand::new(o, &[(s, false)]));
-                                    continue;
-                                }
-                                if enemy(s) {
-                                    out.push(Cand::new(o, &[(s, true)]));
-                                }
-                                break;
-                            }
-                        }
-                    }
-                }
-                Atom::Igui { v } => {
-                    let s = add(o, board_dir(c, *v));
-                    if enemy(s) {
-                        out.push(Cand::new(o, &[(s, true), (o, false)]));
-                    }
-                }
-                Atom::Emperor => {
-                    for s in b.all_squares() {
-                        if s == o {
-                            continue;
-                        }
-                        if empty(s) {
-                            out.push(Cand::new(o, &[(s, false)]));
-                        } else if enemy(s) {
-                            let (_, vt) = b.get(s).expect("enemy");
-                            let restricted = self.v.types[vt as usize].royal
-                                || self.v.rules.emperor_any_protected;
-                            if !raw && restricted && self.emperor_victim_protected(b, o, s) {
-                                continue;
-                            }
-                            out.push(Cand::new(o, &[(s, true)]));
-                        }
-                    }
-                }
+                out.push(Cand::new(o, &[(s, true)]));
             }
         }
     }
