@@ -6,6 +6,7 @@
 //! render the same on a machine without any fonts installed. Every chart is drawn to a temporary
 //! file beside its destination and renamed into place: a failed render never leaves half a PNG.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 use std::path::Path;
@@ -97,6 +98,31 @@ fn render(
     drawn.map_err(|e| fail(e.to_string()))
 }
 
+/// The plotting area of a chart: caption, axis ranges, the mesh and the axis labels.
+fn axes<'a, 'b>(
+    root: &'a DrawingArea<BitMapBackend<'b>, plotters::coord::Shift>,
+    labels: &Labels,
+    xs: (f64, f64),
+    ys: (f64, f64),
+) -> Result<
+    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    Box<dyn std::error::Error>,
+> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(labels.title, ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(72)
+        .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)?;
+    chart
+        .configure_mesh()
+        .x_desc(labels.x)
+        .y_desc(labels.y)
+        .label_style(("sans-serif", 14))
+        .draw()?;
+    Ok(chart)
+}
+
 /// A line chart with one line per series and a legend.
 pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), PlotError> {
     let all = || series.iter().flat_map(|s| s.points.iter().copied());
@@ -107,18 +133,7 @@ pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), 
         });
     };
     render(path, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(labels.title, ("sans-serif", 24))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
-            .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)?;
-        chart
-            .configure_mesh()
-            .x_desc(labels.x)
-            .y_desc(labels.y)
-            .label_style(("sans-serif", 14))
-            .draw()?;
+        let mut chart = axes(root, &labels, xs, ys)?;
         for (i, s) in series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let pts = s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite());
@@ -162,18 +177,7 @@ pub fn estimates_chart(
         });
     };
     render(path, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(labels.title, ("sans-serif", 24))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
-            .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)?;
-        chart
-            .configure_mesh()
-            .x_desc(labels.x)
-            .y_desc(labels.y)
-            .label_style(("sans-serif", 14))
-            .draw()?;
+        let mut chart = axes(root, &labels, xs, ys)?;
         if diagonal {
             let (a, b) = (xs.0.max(ys.0), xs.1.min(ys.1));
             chart
