@@ -9,7 +9,7 @@
 //!   child process, with a timeout on every read; [`server`]: an agent served over USI or
 //!   XBoard to a GUI (any reader and writer);
 //! * [`play`]: one game between two agents, with forfeits for crashes, hangs and illegal moves;
-//! * [`r#match`]: a match between two agents with paired openings, score and Elo intervals;
+//! * `match`: a match between two agents with paired openings, score and Elo intervals;
 //!   [`record`]: a match written to a folder and read back as data;
 //! * [`elo`], [`sprt`]: maximum-likelihood Elo over many players, and the sequential test;
 //!   [`logistic`]: the logistic regression and linear algebra behind Elo and the piece values;

@@ -246,7 +246,7 @@ const SAFE_ROYAL_DRAWS: usize = 1000;
 /// The two start positions of setup `index` (as drawn, and mirrored with colours swapped).
 /// With [`ImbalanceConfig::safe_royals`], setups whose first mover (in either colour order)
 /// could capture the other side's last royal at once are drawn again, from the same random stream; if none of
-/// [`SAFE_ROYAL_DRAWS`] draws is safe, the last is kept.
+/// `SAFE_ROYAL_DRAWS` draws is safe, the last is kept.
 pub fn make_setup(
     v: &Arc<Variant>,
     kinds: &Kinds,
