@@ -133,8 +133,11 @@ pub fn check_limits(
 pub trait Agent: Send {
     /// A short name for tables and logs (normally the spec string).
     fn name(&self) -> String;
-    /// Prepare for a new game (the game is at its start position).
-    fn new_game(&mut self, game: &Game) -> Result<(), AgentError>;
+    /// Prepare for a new game (the game is at its start position); nothing by default, for
+    /// agents that keep no state between games.
+    fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
+        Ok(())
+    }
     /// Pick a move for the side to move. The game is not over.
     fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError>;
     /// The limits this agent plays at; by default none, so that an agent must declare each
@@ -167,9 +170,6 @@ impl RandomAgent {
 impl Agent for RandomAgent {
     fn name(&self) -> String {
         self.name.clone()
-    }
-    fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
-        Ok(())
     }
     fn choose(&mut self, game: &Game, _limits: &Limits) -> Result<Choice, AgentError> {
         let legal = game.legal();
@@ -216,9 +216,6 @@ impl GreedyAgent {
 impl Agent for GreedyAgent {
     fn name(&self) -> String {
         "greedy".into()
-    }
-    fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
-        Ok(())
     }
     fn choose(&mut self, game: &Game, _limits: &Limits) -> Result<Choice, AgentError> {
         let legal = game.legal();

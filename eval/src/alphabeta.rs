@@ -78,9 +78,6 @@ impl Agent for AlphaBetaAgent {
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
-        Ok(())
-    }
     fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError> {
         let (m, _) = self.search(game, limits)?;
         Ok(Choice::Move(m))

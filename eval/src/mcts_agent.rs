@@ -201,9 +201,6 @@ impl Agent for MctsAgent {
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
-        Ok(())
-    }
     fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError> {
         let legal = game.legal();
         if legal.is_empty() {

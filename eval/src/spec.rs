@@ -344,9 +344,6 @@ mod tests {
         fn name(&self) -> String {
             "recorder".into()
         }
-        fn new_game(&mut self, _: &Game) -> Result<(), AgentError> {
-            Ok(())
-        }
         fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError> {
             self.0.lock().unwrap().push(*limits);
             game.legal().first().map(|&m| Choice::Move(m)).ok_or(AgentError::NoLegalMove)

@@ -40,10 +40,6 @@ impl Agent for ImbalanceAgent {
         self.name.clone()
     }
 
-    fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
-        Ok(())
-    }
-
     fn choose(&mut self, game: &Game, _limits: &Limits) -> Result<Choice, AgentError> {
         self.seen.clear();
         self.seen.extend(game.position_hashes());
