@@ -42,6 +42,24 @@ pub struct EloRow {
     pub tally: Tally,
 }
 
+impl EloRow {
+    /// The result columns of the Elo tables: games, wins over the board, wins by forfeit,
+    /// draws, losses over the board, losses by forfeit, score in percent.
+    pub fn result_cells(&self) -> String {
+        let t = &self.tally;
+        let score = if self.games > 0.0 { 100.0 * self.points / self.games } else { 0.0 };
+        format!(
+            "{} | {} | {} | {} | {} | {} | {score:.1}%",
+            self.games,
+            t.wins - t.forfeit_wins,
+            t.forfeit_wins,
+            t.draws,
+            t.losses - t.forfeit_losses,
+            t.forfeit_losses,
+        )
+    }
+}
+
 /// All matches and the table.
 #[derive(Debug, Clone)]
 pub struct GauntletResult {
@@ -63,21 +81,14 @@ impl GauntletResult {
              |---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         for (i, r) in rows.iter().enumerate() {
-            let t = &r.tally;
             s.push_str(&format!(
-                "| {} | {} | {:+.1} | [{:+.1}, {:+.1}] | {} | {} | {} | {} | {} | {} | {:.1}% |\n",
+                "| {} | {} | {:+.1} | [{:+.1}, {:+.1}] | {} |\n",
                 i + 1,
                 r.name,
                 r.elo,
                 r.ci_low,
                 r.ci_high,
-                r.games,
-                t.wins - t.forfeit_wins,
-                t.forfeit_wins,
-                t.draws,
-                t.losses - t.forfeit_losses,
-                t.forfeit_losses,
-                if r.games > 0.0 { 100.0 * r.points / r.games } else { 0.0 },
+                r.result_cells(),
             ));
         }
         s.push_str(&format!(

@@ -162,22 +162,15 @@ fn elo_table(r: &LadderResult, cfg: &super::LadderConfig, out: &mut String) {
          |---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for (k, row) in r.table.iter().enumerate() {
-        let t = &row.tally;
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | [{}, {}] | {} | {} | {} | {} | {} | {} | {:.1}% |",
+            "| {} | `{}` | {} | [{}, {}] | {} |",
             k + 1,
             row.name,
             elo(row.elo),
             elo(row.ci_low),
             elo(row.ci_high),
-            row.games,
-            t.wins - t.forfeit_wins,
-            t.forfeit_wins,
-            t.draws,
-            t.losses - t.forfeit_losses,
-            t.forfeit_losses,
-            if row.games > 0.0 { 100.0 * row.points / row.games } else { 0.0 }
+            row.result_cells(),
         );
     }
     out.push_str(

@@ -72,26 +72,15 @@ def tsume_sfen(board, side, attacker_hand):
     return f"{board} {side} {hands or '-'} 1"
 
 
-def perft_cshogi(board, depth):
+def perft(board, depth):
+    """Leaf count of a cshogi or python-shogi board (both have legal_moves, push and pop)."""
     moves = list(board.legal_moves)
     if depth == 1:
         return len(moves)
     n = 0
     for m in moves:
         board.push(m)
-        n += perft_cshogi(board, depth - 1)
-        board.pop()
-    return n
-
-
-def perft_python_shogi(board, depth):
-    moves = list(board.legal_moves)
-    if depth == 1:
-        return len(moves)
-    n = 0
-    for m in moves:
-        board.push(m)
-        n += perft_python_shogi(board, depth - 1)
+        n += perft(board, depth - 1)
         board.pop()
     return n
 
@@ -104,8 +93,8 @@ def main():
         sfen = tsume_sfen(board, side, hand)
         fields = []
         for depth in range(1, MAX_DEPTH + 1):
-            a = perft_cshogi(cshogi.Board(sfen), depth)
-            b = perft_python_shogi(shogi.Board(sfen), depth)
+            a = perft(cshogi.Board(sfen), depth)
+            b = perft(shogi.Board(sfen), depth)
             if a != b:
                 sys.exit(f"{sfen}: perft({depth}) cshogi {a} != python-shogi {b}")
             fields.append(f"D{depth} {a}")
