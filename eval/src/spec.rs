@@ -263,21 +263,37 @@ fn mcts(
     Ok(Box::new(agent.with_name(spec.to_string())))
 }
 
+/// `NAME=VALUE` settings of an external engine's spec, in order.
+type Settings<'a> = Vec<(&'a str, &'a str)>;
+
+/// The `PATH|NAME=VALUE|...` tail of an external engine's spec (`kind` is `usi` or `xboard`):
+/// the engine's path and its settings in order.
+fn engine_settings<'a>(
+    spec: &str,
+    rest: Option<&'a str>,
+    kind: &str,
+) -> Result<(&'a str, Settings<'a>), AgentError> {
+    let rest =
+        rest.filter(|r| !r.is_empty()).ok_or_else(|| bad(spec, format!("expected {kind}:PATH")))?;
+    let mut parts = rest.split('|');
+    let path = parts.next().unwrap_or_default();
+    let settings = parts
+        .map(|p| {
+            p.split_once('=').ok_or_else(|| bad(spec, format!("option {p:?}: expected NAME=VALUE")))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((path, settings))
+}
+
 /// `usi:PATH[|NAME=VALUE...]`.
 fn usi(
     spec: &str,
     rest: Option<&str>,
     variant: &Arc<Variant>,
 ) -> Result<Box<dyn Agent>, AgentError> {
-    let rest = rest.filter(|r| !r.is_empty()).ok_or_else(|| bad(spec, "expected usi:PATH"))?;
-    let mut parts = rest.split('|');
-    let mut cfg = UsiConfig::new(parts.next().unwrap_or_default());
-    for p in parts {
-        let (k, v) = p
-            .split_once('=')
-            .ok_or_else(|| bad(spec, format!("option {p:?}: expected NAME=VALUE")))?;
-        cfg.options.push((k.to_string(), v.to_string()));
-    }
+    let (path, settings) = engine_settings(spec, rest, "usi")?;
+    let mut cfg = UsiConfig::new(path);
+    cfg.options = settings.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     Ok(Box::new(UsiAgent::new(cfg, Arc::clone(variant))))
 }
 
@@ -287,14 +303,13 @@ fn xboard(
     rest: Option<&str>,
     variant: &Arc<Variant>,
 ) -> Result<Box<dyn Agent>, AgentError> {
-    let rest = rest.filter(|r| !r.is_empty()).ok_or_else(|| bad(spec, "expected xboard:PATH"))?;
-    let mut parts = rest.split('|');
-    let mut cfg = XBoardConfig::new(parts.next().unwrap_or_default());
-    for p in parts {
-        match p.split_once('=') {
-            Some(("sd", n)) => cfg.depth = Some(parse_num(spec, "sd", n)?),
-            Some(("memory", n)) => cfg.memory_mb = parse_num(spec, "memory", n)?,
-            _ => return Err(bad(spec, format!("unknown setting {p:?} (sd=N, memory=MB)"))),
+    let (path, settings) = engine_settings(spec, rest, "xboard")?;
+    let mut cfg = XBoardConfig::new(path);
+    for (k, n) in settings {
+        match k {
+            "sd" => cfg.depth = Some(parse_num(spec, "sd", n)?),
+            "memory" => cfg.memory_mb = parse_num(spec, "memory", n)?,
+            _ => return Err(bad(spec, format!("unknown setting {k:?} (sd=N, memory=MB)"))),
         }
     }
     Ok(Box::new(XBoardAgent::new(cfg, Arc::clone(variant))))
