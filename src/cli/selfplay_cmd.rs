@@ -6,7 +6,6 @@ use super::VariantArgs;
 use anyhow::Result;
 use clap::Args;
 /// Evaluators by name (used by `values --probe`).
-pub use shogilab_pipeline::make_evaluator;
 use shogilab_pipeline::{run_selfplay, SelfplayJob};
 use shogilab_selfplay::SelfplayConfig;
 use std::path::PathBuf;

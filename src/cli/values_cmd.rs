@@ -173,8 +173,8 @@ fn load_probe(spec: &str, v: &Arc<Variant>) -> Result<ProbeInput> {
             if meta.variant != v.name {
                 bail!("--probe {p}: checkpoint is for {:?}, not {:?}", meta.variant, v.name);
             }
-            let ev = super::selfplay_cmd::make_evaluator(p, v)
-                .with_context(|| format!("--probe {p}"))?;
+            let ev =
+                shogilab_pipeline::make_evaluator(p, v).with_context(|| format!("--probe {p}"))?;
             Ok(input(
                 ev,
                 format!(
