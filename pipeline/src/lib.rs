@@ -6,6 +6,7 @@
 //! * [`config`]: the pipeline configuration, resolved in layers (defaults, file, `--set`);
 //! * [`evaluators`]: evaluators by name, the one place where checkpoints are loaded;
 //! * [`selfplay`], [`train`], [`evaluate`]: the stages (job in, summary out);
+//! * [`teacher`]: engine games as training positions (teacher data);
 //! * [`run`]: the generation loop ([`run_pipeline`]);
 //! * [`settings`]: saved settings and the check that a continued stage uses the same ones;
 //! * [`ladder`]: strength ladders.
@@ -18,6 +19,7 @@ pub mod ladder;
 pub mod run;
 pub mod selfplay;
 pub mod settings;
+pub mod teacher;
 pub mod train;
 
 pub use config::{ConfigError, EvalConfig, Layer, PipelineConfig};
@@ -28,4 +30,5 @@ pub use evaluators::{
 };
 pub use run::{run_pipeline, GenerationReport, PipelineReport};
 pub use selfplay::{run_selfplay, SelfplayJob, SelfplaySummary};
+pub use teacher::{run_teacher, TeacherJob, TeacherSummary};
 pub use train::{run_train, TrainJob, TrainSummary};

@@ -6,7 +6,7 @@
 
 use crate::error::PipelineError;
 use crate::evaluators::make_evaluator;
-use crate::settings::diff_tables;
+use crate::settings::{diff_tables, read_table, to_table};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use shogilab_engine::Variant;
@@ -66,22 +66,6 @@ struct SelfplayRecord {
 const NOT_DATA: [&str; 2] = ["games", "selfplay.concurrent"];
 
 const HINT: &str = "continue with the same settings (only --games may grow) or choose a new --out";
-
-fn to_table(path: &Path, value: &impl Serialize) -> Result<Table, PipelineError> {
-    Table::try_from(value)
-        .map_err(|e| PipelineError::BadRecord { path: path.to_path_buf(), reason: e.to_string() })
-}
-
-fn read_table(path: &Path) -> Result<Option<Table>, PipelineError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(PipelineError::io(path)(e)),
-    };
-    toml::from_str(&text)
-        .map(Some)
-        .map_err(|e| PipelineError::BadRecord { path: path.to_path_buf(), reason: e.to_string() })
-}
 
 /// Refuse a folder whose saved settings or variant differ from the job's.
 fn check_saved(out: &Path, record: &SelfplayRecord, v: &Variant) -> Result<(), PipelineError> {

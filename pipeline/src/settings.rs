@@ -3,7 +3,10 @@
 //! a later run in the same folder is compared with it key by key, so that one folder never
 //! mixes data made under different settings.
 
+use crate::error::PipelineError;
+use serde::Serialize;
 use std::fmt;
+use std::path::Path;
 use toml::{Table, Value};
 
 /// One setting that differs between a saved record and the present run.
@@ -62,6 +65,24 @@ fn diff_into(
 /// `diffs` as one line: `a` was 1, now 2; `b` was x, now y.
 pub fn describe(diffs: &[SettingDiff]) -> String {
     diffs.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+/// A record as a TOML table (to compare with a saved one).
+pub(crate) fn to_table(path: &Path, value: &impl Serialize) -> Result<Table, PipelineError> {
+    Table::try_from(value)
+        .map_err(|e| PipelineError::BadRecord { path: path.to_path_buf(), reason: e.to_string() })
+}
+
+/// A saved TOML record; `None` when the file does not exist.
+pub(crate) fn read_table(path: &Path) -> Result<Option<Table>, PipelineError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(PipelineError::io(path)(e)),
+    };
+    toml::from_str(&text)
+        .map(Some)
+        .map_err(|e| PipelineError::BadRecord { path: path.to_path_buf(), reason: e.to_string() })
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use shogilab_plot::{Labels, Series};
 use shogilab_selfplay::dataset;
 use shogilab_selfplay::encode::Encoder;
 use shogilab_train::checkpoint::{self, CheckpointMeta};
-use shogilab_train::trainer::{decode, Example, StepMetrics, TrainConfig, Trainer};
+use shogilab_train::examples::{decode, split_by_game, Example};
+use shogilab_train::trainer::{StepMetrics, TrainConfig, Trainer, Validation};
 use shogilab_train::{Net, NetConfig};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -48,6 +49,8 @@ pub struct TrainSummary {
     pub last: Losses,
     pub samples_per_second: f64,
     pub device: String,
+    /// Figures on the held-out games (none when nothing was held out).
+    pub validation: Option<Validation>,
 }
 
 /// Losses of one step.
@@ -129,25 +132,34 @@ fn train_steps(t: &mut Trainer, examples: &[Example], job: &TrainJob, steps0: u6
         ProgressStyle::with_template("{bar:30} {pos}/{len} steps {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut csv = String::from("step,policy_loss,value_loss,total_loss,samples_per_second\n");
+    let mut csv = String::from(
+        "step,policy_loss,value_loss,total_loss,policy_accuracy,lr,samples_per_second\n",
+    );
     let t0 = Instant::now();
     let (mut seen, mut last) = (0usize, Losses::default());
-    t.train(examples, job.steps, job.seed, |s, m: &StepMetrics| {
+    t.train(examples, job.steps, steps0, job.seed, |s, m: &StepMetrics| {
         seen += m.samples;
         let sps = seen as f64 / t0.elapsed().as_secs_f64().max(1e-9);
         last = Losses { policy: m.policy_loss, value: m.value_loss, total: m.total_loss };
         csv.push_str(&format!(
-            "{},{:.5},{:.5},{:.5},{sps:.1}\n",
+            "{},{:.5},{:.5},{:.5},{:.4},{:.3e},{sps:.1}\n",
             steps0 + s + 1,
             m.policy_loss,
             m.value_loss,
-            m.total_loss
+            m.total_loss,
+            m.policy_accuracy,
+            m.lr
         ));
         bar.inc(1);
-        bar.set_message(format!(
-            "loss {:.3} (policy {:.3}, value {:.3}), {sps:.0} samples/s",
-            m.total_loss, m.policy_loss, m.value_loss
-        ));
+        let msg = format!(
+            "loss {:.3} (policy {:.3}, value {:.3}, accuracy {:.3}), {sps:.0} samples/s",
+            m.total_loss, m.policy_loss, m.value_loss, m.policy_accuracy
+        );
+        // without a terminal (a log file) the bar is hidden: a line every 500 steps instead
+        if bar.is_hidden() && (s + 1) % 500 == 0 {
+            eprintln!("step {}/{}: {msg}", s + 1, job.steps);
+        }
+        bar.set_message(msg);
     });
     bar.finish_and_clear();
     StepsRun { csv, last, samples_per_second: seen as f64 / t0.elapsed().as_secs_f64().max(1e-9) }
@@ -159,8 +171,14 @@ pub fn run_train(v: &Arc<Variant>, job: &TrainJob) -> Result<TrainSummary, Pipel
     let enc = Encoder::new(v.clone());
     let files = shard_files(&job.data)?;
     let samples = dataset::read_samples(&files, &v.name)?;
-    let examples = decode(&enc, &samples)
-        .map_err(|e| PipelineError::Train { out: job.out.clone(), reason: e.to_string() })?;
+    let (train, held) = split_by_game(samples, job.cfg.validation_percent);
+    let mix = job.cfg.value_mix as f32;
+    let refuse = |e: shogilab_train::examples::DecodeError| PipelineError::Train {
+        out: job.out.clone(),
+        reason: e.to_string(),
+    };
+    let examples = decode(&enc, &train, mix).map_err(refuse)?;
+    let held = decode(&enc, &held, mix).map_err(refuse)?;
     if examples.is_empty() {
         let reason = format!("no trainable positions in {} file(s)", files.len());
         return Err(PipelineError::Train { out: job.out.clone(), reason });
@@ -172,9 +190,11 @@ pub fn run_train(v: &Arc<Variant>, job: &TrainJob) -> Result<TrainSummary, Pipel
         PipelineError::Train { out: job.out.clone(), reason: format!("optimizer: {e}") }
     })?;
     let run = train_steps(&mut t, &examples, job, steps0);
+    let validation = (!held.is_empty()).then(|| t.evaluate(&held));
     let stem = job.out.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-    let meta =
+    let mut meta =
         CheckpointMeta::for_net(&enc, &net_cfg, steps0 + job.steps, &format!("{}-{stem}", v.name));
+    meta.validation = validation;
     let (csv_path, chart) = (job.out.with_extension("csv"), job.out.with_extension("png"));
     write_atomic(&csv_path, run.csv.as_bytes())?;
     loss_chart(std::slice::from_ref(&csv_path), &chart)?;
@@ -190,6 +210,7 @@ pub fn run_train(v: &Arc<Variant>, job: &TrainJob) -> Result<TrainSummary, Pipel
         last: run.last,
         samples_per_second: run.samples_per_second,
         device: format!("{device:?}"),
+        validation,
     })
 }
 

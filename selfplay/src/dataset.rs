@@ -239,10 +239,14 @@ pub fn write_shard(
 /// One training sample read back from a positions file.
 #[derive(Debug, Clone)]
 pub struct Sample {
+    /// The game it comes from (the held-out split of training is by game).
+    pub game_id: String,
     pub sfen: String,
     pub ply: u32,
     pub policy_moves: Vec<String>,
     pub policy_probs: Vec<f32>,
+    /// Search value for the side to move, in [-1, 1].
+    pub root_value: f32,
     pub result: i8,
 }
 
@@ -290,10 +294,12 @@ pub fn read_samples(files: &[PathBuf], variant: &str) -> Result<Vec<Sample>, Dat
         let df = lf
             .select([
                 col_expr("variant"),
+                col_expr("game_id"),
                 col_expr("sfen"),
                 col_expr("ply"),
                 col_expr("policy_moves"),
                 col_expr("policy_probs"),
+                col_expr("root_value"),
                 col_expr("result"),
             ])
             .collect()
@@ -305,11 +311,13 @@ pub fn read_samples(files: &[PathBuf], variant: &str) -> Result<Vec<Sample>, Dat
                 msg: format!("holds {other:?} games, expected {variant:?}"),
             });
         }
+        let gid = df.column("game_id").and_then(|c| c.str().cloned()).map_err(perr)?;
         let sfen = df.column("sfen").and_then(|c| c.str().cloned()).map_err(perr)?;
         let ply = df.column("ply").and_then(|c| c.u32().cloned()).map_err(perr)?;
         let pm = df.column("policy_moves").and_then(|c| c.list().cloned()).map_err(perr)?;
         let pp = df.column("policy_probs").and_then(|c| c.list().cloned()).map_err(perr)?;
         let res = df.column("result").and_then(|c| c.i8().cloned()).map_err(perr)?;
+        let rv = df.column("root_value").and_then(|c| c.f32().cloned()).map_err(perr)?;
         for i in 0..df.height() {
             let bad = |what: &str| DatasetError::Invalid {
                 path: ps.clone(),
@@ -328,10 +336,12 @@ pub fn read_samples(files: &[PathBuf], variant: &str) -> Result<Vec<Sample>, Dat
                 });
             }
             out.push(Sample {
+                game_id: gid.get(i).ok_or_else(|| bad("game_id"))?.to_string(),
                 sfen: sfen.get(i).ok_or_else(|| bad("sfen"))?.to_string(),
                 ply: ply.get(i).unwrap_or(0),
                 policy_moves: moves,
                 policy_probs: probs,
+                root_value: rv.get(i).ok_or_else(|| bad("root_value"))?,
                 result: res.get(i).ok_or_else(|| bad("result"))?,
             });
         }

@@ -19,8 +19,9 @@ use shogilab_selfplay::encode::Encoder;
 use shogilab_selfplay::{dataset, play_games, GameRecord, SelfplayConfig};
 use shogilab_train::batch::InputBatch;
 use shogilab_train::checkpoint::{self, CheckpointMeta};
+use shogilab_train::examples::decode;
 use shogilab_train::tch_eval::forward;
-use shogilab_train::trainer::{decode, TrainConfig, Trainer};
+use shogilab_train::trainer::{TrainConfig, Trainer};
 use shogilab_train::{Net, NetConfig};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -146,11 +147,11 @@ fn training_speed(
     let dir = scratch.join("shards");
     dataset::write_shard(&dir, 0, games, &v.name, 0, model_id, a.simulations)?;
     let samples = dataset::read_samples(&[dir.join("positions-00000.parquet")], &v.name)?;
-    let examples = decode(enc, &samples)?;
+    let examples = decode(enc, &samples, 0.0)?;
     let (tvs, tnet, _) = checkpoint::load(net_path, enc, device)?;
     let mut t = Trainer::new(enc.clone(), tvs, tnet, TrainConfig::default())?;
     let (mut seen, t2) = (0usize, Instant::now());
-    t.train(&examples, a.train_steps, a.seed, |_, m| seen += m.samples);
+    t.train(&examples, a.train_steps, 0, a.seed, |_, m| seen += m.samples);
     Ok(seen as f64 / t2.elapsed().as_secs_f64())
 }
 

@@ -9,6 +9,7 @@ mod ladder;
 mod matchcmd;
 mod pipeline;
 mod selfplay_cmd;
+mod teacher_cmd;
 mod train_cmd;
 mod values_cmd;
 
@@ -35,6 +36,8 @@ pub enum Command {
     BenchSelfplay(bench_selfplay::BenchSelfplayArgs),
     /// Play self-play games and write Parquet shards (resumable).
     Selfplay(selfplay_cmd::SelfplayArgs),
+    /// Turn an engine's logged games into training positions (teacher data, same schema).
+    Teacher(teacher_cmd::TeacherArgs),
     /// Train a network on self-play shards and write a checkpoint.
     Train(train_cmd::TrainArgs),
     /// Generations of self-play -> training -> evaluation in one resumable run directory.
@@ -55,6 +58,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(a) => bench::run(a),
         Command::BenchSelfplay(a) => bench_selfplay::run(a),
         Command::Selfplay(a) => selfplay_cmd::run(a),
+        Command::Teacher(a) => teacher_cmd::run(a),
         Command::Train(a) => train_cmd::run(a),
         Command::Pipeline(a) => pipeline::run(a),
         Command::Match(a) => matchcmd::run_match_cmd(a),

@@ -6,6 +6,7 @@ use super::VariantArgs;
 use anyhow::Result;
 use clap::Args;
 use shogilab_pipeline::{run_train, TrainJob};
+use shogilab_train::schedule::LrSchedule;
 use shogilab_train::trainer::TrainConfig;
 use std::path::PathBuf;
 
@@ -32,6 +33,22 @@ pub struct TrainArgs {
     pub batch_size: usize,
     #[arg(long, default_value_t = 0.002)]
     pub learning_rate: f64,
+    /// Learning-rate schedule after the warm-up: constant or cosine.
+    #[arg(long, default_value = "constant")]
+    pub lr_schedule: LrSchedule,
+    /// Steps of linear warm-up (in the network's total steps).
+    #[arg(long, default_value_t = 0)]
+    pub warmup_steps: u64,
+    /// Network step where the cosine reaches its floor (a run trained in chunks with --init
+    /// gives its total here); default: the end of this run.
+    #[arg(long)]
+    pub schedule_steps: Option<u64>,
+    /// Share of the search value in the value target (the rest is the game result).
+    #[arg(long, default_value_t = 0.0)]
+    pub value_mix: f64,
+    /// Percent of games held out to measure the losses and the policy accuracy on.
+    #[arg(long, default_value_t = 5.0)]
+    pub validation_percent: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -41,6 +58,11 @@ pub fn run(a: TrainArgs) -> Result<()> {
     let cfg = TrainConfig {
         batch_size: a.batch_size,
         learning_rate: a.learning_rate,
+        lr_schedule: a.lr_schedule,
+        warmup_steps: a.warmup_steps,
+        schedule_steps: a.schedule_steps,
+        value_mix: a.value_mix,
+        validation_percent: a.validation_percent,
         ..Default::default()
     };
     let job = TrainJob {
@@ -63,5 +85,11 @@ pub fn run(a: TrainArgs) -> Result<()> {
         s.last.total,
         s.samples_per_second
     );
+    if let Some(h) = s.validation {
+        println!(
+            "held out {} positions: policy loss {:.3}, value loss {:.3}, policy accuracy {:.3}",
+            h.positions, h.policy_loss, h.value_loss, h.policy_accuracy
+        );
+    }
     Ok(())
 }

@@ -24,6 +24,9 @@ pub struct CheckpointMeta {
     pub steps: u64,
     /// Identifier recorded in datasets.
     pub model_id: String,
+    /// Losses and policy accuracy on the games held out of the training that wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation: Option<crate::trainer::Validation>,
 }
 
 pub const FORMAT: u32 = 1;
@@ -58,6 +61,7 @@ impl CheckpointMeta {
             net: net.clone(),
             steps,
             model_id: model_id.to_string(),
+            validation: None,
         }
     }
 

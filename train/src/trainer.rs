@@ -1,16 +1,15 @@
-//! Training: samples from self-play Parquet files -> minibatches (shuffled, mirrored where the
-//! variant allows it) -> AdamW on policy cross-entropy (over the legal moves) plus value
-//! cross-entropy (win/draw/loss).
+//! Training: examples -> minibatches (shuffled, mirrored where the variant allows it) -> AdamW
+//! on policy cross-entropy (over the legal moves) plus value cross-entropy (win/draw/loss
+//! probabilities), under a learning-rate schedule; held-out figures without a gradient step.
 
 use crate::batch::InputBatch;
+use crate::examples::Example;
 use crate::model::Net;
+use crate::schedule::{LrSchedule, Schedule};
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use shogilab_engine::{Move, MoveList, Position};
-use shogilab_selfplay::dataset::Sample;
 use shogilab_selfplay::encode::Encoder;
 use shogilab_selfplay::InvalidSetting;
-use std::collections::HashMap;
 use tch::{nn, nn::OptimizerConfig, Device, Kind, Tensor};
 
 /// Training settings.
@@ -26,6 +25,18 @@ pub struct TrainConfig {
     pub value_weight: f64,
     /// Mirror samples left-right at random when the variant is mirror-symmetric.
     pub mirror: bool,
+    /// Share of the search value in the value target (the rest is the game result).
+    pub value_mix: f64,
+    /// Percent of games held out of training to measure the losses on.
+    pub validation_percent: f64,
+    /// Learning-rate schedule after the warm-up.
+    pub lr_schedule: LrSchedule,
+    /// Steps of linear warm-up (counted in the network's total steps).
+    pub warmup_steps: u64,
+    /// The cosine's floor, as a share of the learning rate.
+    pub min_lr_ratio: f64,
+    /// Network step where the cosine reaches its floor; unset: the end of this job.
+    pub schedule_steps: Option<u64>,
 }
 
 impl Default for TrainConfig {
@@ -37,6 +48,12 @@ impl Default for TrainConfig {
             window: 4,
             value_weight: 1.0,
             mirror: true,
+            value_mix: 0.0,
+            validation_percent: 5.0,
+            lr_schedule: LrSchedule::Constant,
+            warmup_steps: 0,
+            min_lr_ratio: 0.1,
+            schedule_steps: None,
         }
     }
 }
@@ -62,74 +79,20 @@ impl TrainConfig {
         if !(self.value_weight >= 0.0 && self.value_weight <= 100.0) {
             return bad("value_weight", &self.value_weight, "must be in [0, 100]");
         }
+        if !(0.0..=1.0).contains(&self.value_mix) {
+            return bad("value_mix", &self.value_mix, "must be in [0, 1]");
+        }
+        if !(0.0..50.0).contains(&self.validation_percent) {
+            return bad("validation_percent", &self.validation_percent, "must be in [0, 50)");
+        }
+        if !(0.0..=1.0).contains(&self.min_lr_ratio) {
+            return bad("min_lr_ratio", &self.min_lr_ratio, "must be in [0, 1]");
+        }
+        if self.schedule_steps == Some(0) {
+            return bad("schedule_steps", &0, "must be at least 1");
+        }
         Ok(())
     }
-}
-
-/// A stored sample that cannot become a training example.
-#[derive(Debug, thiserror::Error)]
-pub enum DecodeError {
-    /// The sample's SFEN does not parse for the variant.
-    #[error("sample {index}: {source}")]
-    Sfen {
-        /// Row of the sample.
-        index: usize,
-        /// What the SFEN parser said.
-        #[source]
-        source: shogilab_engine::EngineError,
-    },
-    /// None of the moves of the stored search policy is legal in the position.
-    #[error("sample {index} ({sfen}): no stored policy move is legal")]
-    NoLegalPolicyMove {
-        /// Row of the sample.
-        index: usize,
-        /// Its position.
-        sfen: String,
-    },
-}
-
-/// A decoded training example.
-pub struct Example {
-    pub pos: Position,
-    pub moves: Vec<Move>,
-    pub target: Vec<f32>,
-    /// 0 win, 1 draw, 2 loss (side to move).
-    pub value_class: i64,
-    pub ply: u32,
-}
-
-/// Decode samples: positions from SFEN, every legal move with its target probability (moves
-/// absent from the stored policy get 0). Errors name the sample.
-pub fn decode(enc: &Encoder, samples: &[Sample]) -> Result<Vec<Example>, DecodeError> {
-    let mut out = Vec::with_capacity(samples.len());
-    let mut legal = MoveList::new();
-    for (i, s) in samples.iter().enumerate() {
-        let pos = Position::from_sfen(&enc.variant, &s.sfen)
-            .map_err(|source| DecodeError::Sfen { index: i, source })?;
-        legal.clear();
-        pos.legal_moves(&mut legal);
-        if legal.is_empty() {
-            continue;
-        }
-        let probs: HashMap<&str, f32> =
-            s.policy_moves.iter().map(String::as_str).zip(s.policy_probs.iter().copied()).collect();
-        let mut target: Vec<f32> = legal
-            .iter()
-            .map(|m| probs.get(pos.move_to_usi(*m).as_str()).copied().unwrap_or(0.0))
-            .collect();
-        let sum: f32 = target.iter().sum();
-        if sum <= 0.0 {
-            return Err(DecodeError::NoLegalPolicyMove { index: i, sfen: s.sfen.clone() });
-        }
-        target.iter_mut().for_each(|p| *p /= sum);
-        let value_class = match s.result {
-            1 => 0,
-            0 => 1,
-            _ => 2,
-        };
-        out.push(Example { pos, moves: legal.clone(), target, value_class, ply: s.ply });
-    }
-    Ok(out)
 }
 
 /// Loss figures of one step.
@@ -138,7 +101,20 @@ pub struct StepMetrics {
     pub policy_loss: f64,
     pub value_loss: f64,
     pub total_loss: f64,
+    /// Share of samples whose most likely move is the target's (the search's choice).
+    pub policy_accuracy: f64,
     pub samples: usize,
+    /// Learning rate of the step (0 without a gradient step).
+    pub lr: f64,
+}
+
+/// Held-out figures: sample-weighted means over every batch.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct Validation {
+    pub policy_loss: f64,
+    pub value_loss: f64,
+    pub policy_accuracy: f64,
+    pub positions: usize,
 }
 
 /// A network plus its optimizer.
@@ -168,58 +144,109 @@ impl Trainer {
         self.vs.device()
     }
 
-    /// Losses of a batch of examples (no gradient step when `learn` is false).
-    pub fn step(&mut self, batch: &[&Example], mirror_flags: &[bool], learn: bool) -> StepMetrics {
+    /// The schedule of a job that starts at the network's step `steps0` and runs `steps`.
+    pub fn schedule(&self, steps0: u64, steps: u64) -> Schedule {
+        Schedule {
+            kind: self.cfg.lr_schedule,
+            base: self.cfg.learning_rate,
+            warmup_steps: self.cfg.warmup_steps,
+            horizon: self.cfg.schedule_steps.unwrap_or(steps0 + steps),
+            min_lr_ratio: self.cfg.min_lr_ratio,
+        }
+    }
+
+    /// Pack a batch into tensors: inputs, policy targets [B, M], value targets [B, 3].
+    fn tensors(&mut self, batch: &[&Example], mirror_flags: &[bool]) -> BatchTensors {
         let dev = self.device();
-        self.batch.fill_with(
-            &self.enc,
-            batch.iter().zip(mirror_flags).map(|(e, &m)| (&e.pos, e.moves.as_slice(), e.ply, m)),
-        );
+        self.batch
+            .fill_encoded(&self.enc, batch.iter().zip(mirror_flags).map(|(e, &m)| (&e.input, m)));
         let mm = self.batch.max_moves;
         let mut tgt = vec![0f32; batch.len() * mm];
         for (i, e) in batch.iter().enumerate() {
             tgt[i * mm..i * mm + e.target.len()].copy_from_slice(&e.target);
         }
         let (board, scalars, moves, mask) = self.batch.tensors(dev);
-        let target = Tensor::from_slice(&tgt).view([batch.len() as i64, mm as i64]).to_device(dev);
-        let vclass: Vec<i64> = batch.iter().map(|e| e.value_class).collect();
-        let vclass = Tensor::from_slice(&vclass).to_device(dev);
+        let b = batch.len() as i64;
+        let policy = Tensor::from_slice(&tgt).view([b, mm as i64]).to_device(dev);
+        let v: Vec<f32> = batch.iter().flat_map(|e| e.value).collect();
+        let value = Tensor::from_slice(&v).view([b, 3]).to_device(dev);
+        BatchTensors { board, scalars, moves, mask, policy, value }
+    }
+
+    /// Losses of a batch of examples; a gradient step at learning rate `lr` when given.
+    pub fn step(
+        &mut self,
+        batch: &[&Example],
+        mirror_flags: &[bool],
+        lr: Option<f64>,
+    ) -> StepMetrics {
+        let t = self.tensors(batch, mirror_flags);
+        let learn = lr.is_some();
         let run = |net: &Net| {
-            let t = net.trunk(&board, &scalars, learn);
-            let logits = net.policy_logits(&t, &moves, &mask);
-            let logp = logits.log_softmax(1, Kind::Float).masked_fill(&mask.logical_not(), 0.0);
-            let pl = -(target.shallow_clone() * logp)
+            let trunk = net.trunk(&t.board, &t.scalars, learn);
+            let logits = net.policy_logits(&trunk, &t.moves, &t.mask);
+            let logp = logits.log_softmax(1, Kind::Float).masked_fill(&t.mask.logical_not(), 0.0);
+            let pl = -(&t.policy * logp)
                 .sum_dim_intlist(&[1i64][..], false, Kind::Float)
                 .mean(Kind::Float);
-            let vl = t.wdl.cross_entropy_for_logits(&vclass);
-            (pl, vl)
+            let vlogp = trunk.wdl.log_softmax(1, Kind::Float);
+            let vl = -(&t.value * vlogp)
+                .sum_dim_intlist(&[1i64][..], false, Kind::Float)
+                .mean(Kind::Float);
+            let hits = logits.argmax(1, false).eq_tensor(&t.policy.argmax(1, false));
+            (pl, vl, hits.to_kind(Kind::Float).mean(Kind::Float))
         };
-        let (pl, vl) = if learn { run(&self.net) } else { tch::no_grad(|| run(&self.net)) };
+        let (pl, vl, acc) = if learn { run(&self.net) } else { tch::no_grad(|| run(&self.net)) };
         let total = &pl + &vl * self.cfg.value_weight;
-        if learn {
+        if let Some(lr) = lr {
+            self.opt.set_lr(lr);
             self.opt.backward_step(&total);
             self.steps += 1;
         }
+        let num = |x: &Tensor| f64::try_from(x).unwrap_or(f64::NAN);
         StepMetrics {
-            policy_loss: f64::try_from(&pl).unwrap_or(f64::NAN),
-            value_loss: f64::try_from(&vl).unwrap_or(f64::NAN),
-            total_loss: f64::try_from(&total).unwrap_or(f64::NAN),
+            policy_loss: num(&pl),
+            value_loss: num(&vl),
+            total_loss: num(&total),
+            policy_accuracy: num(&acc),
             samples: batch.len(),
+            lr: lr.unwrap_or(0.0),
         }
     }
 
-    /// Train for `steps` minibatches drawn from `examples` (shuffled epochs), calling `on_step`
-    /// after each.
+    /// Held-out figures of `examples` (no gradient, no mirroring), in batches.
+    pub fn evaluate(&mut self, examples: &[Example]) -> Validation {
+        let mut v = Validation::default();
+        for chunk in examples.chunks(self.cfg.batch_size.max(1)) {
+            let refs: Vec<&Example> = chunk.iter().collect();
+            let m = self.step(&refs, &vec![false; refs.len()], None);
+            let n = refs.len() as f64;
+            v.policy_loss += m.policy_loss * n;
+            v.value_loss += m.value_loss * n;
+            v.policy_accuracy += m.policy_accuracy * n;
+            v.positions += refs.len();
+        }
+        let n = v.positions.max(1) as f64;
+        v.policy_loss /= n;
+        v.value_loss /= n;
+        v.policy_accuracy /= n;
+        v
+    }
+
+    /// Train for `steps` minibatches drawn from `examples` (shuffled epochs) under the schedule
+    /// of a job starting at the network's step `steps0`, calling `on_step` after each.
     pub fn train(
         &mut self,
         examples: &[Example],
         steps: u64,
+        steps0: u64,
         seed: u64,
         mut on_step: impl FnMut(u64, &StepMetrics),
     ) {
         if examples.is_empty() {
             return;
         }
+        let schedule = self.schedule(steps0, steps);
         let mut rng = SmallRng::seed_from_u64(seed);
         let mut order: Vec<usize> = (0..examples.len()).collect();
         order.shuffle(&mut rng);
@@ -235,8 +262,18 @@ impl Trainer {
             cursor += bs;
             let batch: Vec<&Example> = idx.iter().map(|&i| &examples[i]).collect();
             let flags: Vec<bool> = (0..bs).map(|_| mirror_ok && rng.gen::<bool>()).collect();
-            let m = self.step(&batch, &flags, true);
+            let m = self.step(&batch, &flags, Some(schedule.lr_at(steps0 + s)));
             on_step(s, &m);
         }
     }
+}
+
+/// One batch as tensors.
+struct BatchTensors {
+    board: Tensor,
+    scalars: Tensor,
+    moves: Tensor,
+    mask: Tensor,
+    policy: Tensor,
+    value: Tensor,
 }

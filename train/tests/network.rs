@@ -5,7 +5,8 @@ use shogilab_engine::{MoveList, Position, Variant};
 use shogilab_selfplay::encode::Encoder;
 use shogilab_selfplay::{EvalRequest, Evaluator};
 use shogilab_train::checkpoint::{self, CheckpointMeta};
-use shogilab_train::trainer::{Example, TrainConfig, Trainer};
+use shogilab_train::examples::Example;
+use shogilab_train::trainer::{TrainConfig, Trainer};
 use shogilab_train::{Net, NetConfig, TchEvaluator};
 use tch::{nn, Device};
 
@@ -78,7 +79,7 @@ fn training_lowers_the_loss() {
             .map(|(pos, moves)| {
                 let mut target = vec![0.0; moves.len()];
                 target[0] = 1.0;
-                Example { pos, moves: moves.to_vec(), target, value_class: 0, ply: 0 }
+                Example::new(&enc, &pos, &moves, 0, target, [1.0, 0.0, 0.0])
             })
             .collect();
         let mut t = Trainer::new(
@@ -89,9 +90,9 @@ fn training_lowers_the_loss() {
         )
         .unwrap();
         let refs: Vec<&Example> = examples.iter().collect();
-        let before = t.step(&refs, &[false; 3], false).total_loss;
-        t.train(&examples, 60, 1, |_, _| {});
-        let after = t.step(&refs, &[false; 3], false).total_loss;
+        let before = t.step(&refs, &[false; 3], None).total_loss;
+        t.train(&examples, 60, 0, 1, |_, _| {});
+        let after = t.step(&refs, &[false; 3], None).total_loss;
         assert!(after < before * 0.7, "{preset}: loss {before} -> {after}");
     }
 }

@@ -1,0 +1,252 @@
+//! Teacher data: the games of a searching engine turned into training positions in the
+//! self-play Parquet schema, so that a network can start from what the engine knows before it
+//! improves by self-play.
+//!
+//! The source is an imbalance game log of `shogilab values` (`reports/piece-values/games/<v>/`,
+//! or the depth-2 log): every game whose moves are recorded is replayed, and every `every`-th
+//! position (from an offset drawn from the run seed and the game) becomes one row:
+//!
+//! * `move`, `policy_moves` = `[move]`, `policy_probs` = `[1.0]`: the policy target is the
+//!   engine's move (one-hot; a self-play row lists every legal move instead);
+//! * `result`: the game's result for the side to move; `root_value` repeats it (the log keeps
+//!   no search score), so a value target mixed with the search value equals the result;
+//! * `visits` and `simulations` 0, `generation` 0, `model_id` `teacher:<engine id>`,
+//!   `game_id` `0-<row of the game in the log>`, `seed` the game's seed.
+//!
+//! Shards of `games_per_shard` games are written whole (games file, then positions file), so a
+//! killed export continues where it stopped; the settings are saved as `teacher.toml` and a
+//! rerun with other settings is refused, naming them.
+
+use crate::error::PipelineError;
+use crate::settings::{diff_tables, read_table, to_table};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use shogilab_engine::{Color, Position, Status, Termination, Variant};
+use shogilab_eval::values::imbalance::GameLine;
+use shogilab_eval::values::log::GameLog;
+use shogilab_fsio::write_atomic;
+use shogilab_selfplay::{dataset, GameRecord, PositionRecord};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One export: what `shogilab teacher` runs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TeacherJob {
+    /// The imbalance game log folder (`games-*.parquet` parts).
+    pub log: PathBuf,
+    /// The dataset folder to write.
+    pub out: PathBuf,
+    /// Keep one position in `every` of each game.
+    pub every: u32,
+    /// Use at most this many games (the first ones of the log); 0: all.
+    pub max_games: u64,
+    pub games_per_shard: u64,
+    pub seed: u64,
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeacherSummary {
+    pub games: u64,
+    pub positions: u64,
+    pub shards: u32,
+    /// Shards already complete on disk (skipped).
+    pub kept: u32,
+    /// Games of the log without recorded moves (not usable).
+    pub without_moves: u64,
+}
+
+/// The settings saved as `teacher.toml`.
+#[derive(Debug, Serialize)]
+struct TeacherRecord<'a> {
+    variant: &'a str,
+    log: String,
+    every: u32,
+    max_games: u64,
+    games_per_shard: u64,
+    seed: u64,
+}
+
+fn check_job(job: &TeacherJob) -> Result<(), PipelineError> {
+    if job.every == 0 || job.games_per_shard == 0 {
+        return Err(PipelineError::Empty(
+            "--every and --games-per-shard must be at least 1".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn save_settings(v: &Variant, job: &TeacherJob) -> Result<(), PipelineError> {
+    let path = job.out.join("teacher.toml");
+    let record = TeacherRecord {
+        variant: &v.name,
+        log: job.log.display().to_string(),
+        every: job.every,
+        max_games: job.max_games,
+        games_per_shard: job.games_per_shard,
+        seed: job.seed,
+    };
+    let now = to_table(&path, &record)?;
+    if let Some(saved) = read_table(&path)? {
+        let diffs = diff_tables(&saved, &now, &[]);
+        if !diffs.is_empty() {
+            let hint = "rerun with the same settings to continue, or choose a new --out";
+            return Err(PipelineError::SettingsDiffer { path, diffs, hint });
+        }
+    }
+    std::fs::create_dir_all(&job.out).map_err(PipelineError::io(&job.out))?;
+    let text = format!("# shogilab teacher: the settings of every shard in this folder\n{now}");
+    write_atomic(&path, text.as_bytes())?;
+    Ok(())
+}
+
+/// The termination a log names (`none` and unknown names: none).
+fn termination(name: &str) -> Option<Termination> {
+    use Termination::*;
+    [
+        Checkmate,
+        Stalemate,
+        RoyalCaptured,
+        BareKing,
+        Repetition,
+        PerpetualCheck,
+        PerpetualAttack,
+        Impasse,
+        InsufficientMaterial,
+        PlyLimit,
+        Resignation,
+        IllegalMove,
+    ]
+    .into_iter()
+    .find(|t| t.as_str() == name)
+}
+
+/// The game's status from Black's score and the logged termination.
+fn status(g: &GameLine) -> Status {
+    let t = termination(&g.termination).unwrap_or(Termination::PlyLimit);
+    match g.result {
+        r if r > 0.75 => Status::Win(Color::Black, t),
+        r if r < 0.25 => Status::Win(Color::White, t),
+        _ => Status::Draw(t),
+    }
+}
+
+/// A mixing of two numbers into one (splitmix64's finaliser).
+fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Replay one logged game into a record with every `every`-th position. Errors name the log,
+/// the game's row and the move.
+fn replay(
+    v: &Arc<Variant>,
+    job: &TeacherJob,
+    row: u64,
+    g: &GameLine,
+) -> Result<GameRecord, PipelineError> {
+    let bad = |reason: String| PipelineError::BadRecord {
+        path: job.log.clone(),
+        reason: format!("game {row} (setup {}/{}): {reason}", g.setup, g.swap),
+    };
+    let mut pos =
+        Position::from_sfen(v, &g.sfen).map_err(|e| bad(format!("start position: {e}")))?;
+    let moves: Vec<String> = g.moves.split_whitespace().map(str::to_string).collect();
+    let offset = mix(job.seed, g.seed) % job.every as u64;
+    let status = status(g);
+    let mut positions = Vec::new();
+    for (i, mv) in moves.iter().enumerate() {
+        let m = pos.parse_usi(mv).map_err(|e| bad(format!("move {} {mv:?}: {e}", i + 1)))?;
+        if (i as u64) % job.every as u64 == offset {
+            let side = pos.side_to_move();
+            let result = f32::from(status.score_for(side));
+            positions.push(PositionRecord {
+                ply: i as u32,
+                sfen: pos.to_sfen(),
+                side,
+                mv: mv.clone(),
+                policy_moves: vec![mv.clone()],
+                policy_probs: vec![1.0],
+                root_value: result,
+                visits: 0,
+            });
+        }
+        pos.play(m);
+    }
+    Ok(GameRecord {
+        game_index: row,
+        seed: g.seed,
+        start_sfen: g.sfen.clone(),
+        moves,
+        status,
+        positions,
+        no_resign: true,
+        would_resign: None,
+    })
+}
+
+fn progress_bar(len: u64) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games, {per_sec}, eta {eta} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// Export the log's games shard by shard; complete shards on disk are kept and skipped.
+pub fn run_teacher(v: &Arc<Variant>, job: &TeacherJob) -> Result<TeacherSummary, PipelineError> {
+    check_job(job)?;
+    let all = GameLog::new(&job.log)
+        .read_games()
+        .map_err(|e| PipelineError::BadRecord { path: job.log.clone(), reason: e.to_string() })?;
+    let without_moves = all.iter().filter(|g| g.moves.is_empty()).count() as u64;
+    let limit = if job.max_games == 0 { u64::MAX } else { job.max_games };
+    let games: Vec<(u64, &GameLine)> = (0u64..)
+        .zip(&all)
+        .filter(|(_, g)| !g.moves.is_empty())
+        .take(limit.min(usize::MAX as u64) as usize)
+        .collect();
+    if games.is_empty() {
+        let what = format!("{}: no game with recorded moves", job.log.display());
+        return Err(PipelineError::Empty(what));
+    }
+    for (row, g) in &games {
+        Position::from_sfen(v, &g.sfen).map_err(|e| PipelineError::BadRecord {
+            path: job.log.clone(),
+            reason: format!("game {row} (setup {}/{}): start position: {e}", g.setup, g.swap),
+        })?;
+    }
+    save_settings(v, job)?;
+    let mut summary = TeacherSummary {
+        games: games.len() as u64,
+        positions: 0,
+        shards: 0,
+        kept: 0,
+        without_moves,
+    };
+    let bar = progress_bar(games.len() as u64);
+    for (shard, chunk) in games.chunks(job.games_per_shard as usize).enumerate() {
+        let shard = shard as u32;
+        summary.shards += 1;
+        let done = job.out.join(format!("positions-{shard:05}.parquet"));
+        if done.exists() {
+            summary.positions += dataset::count_rows(&done)? as u64;
+            summary.kept += 1;
+            bar.inc(chunk.len() as u64);
+            continue;
+        }
+        let records =
+            chunk.iter().map(|(row, g)| replay(v, job, *row, g)).collect::<Result<Vec<_>, _>>()?;
+        summary.positions += records.iter().map(|r| r.positions.len() as u64).sum::<u64>();
+        let mut agents: Vec<&str> = chunk.iter().map(|(_, g)| g.agent.as_str()).collect();
+        agents.dedup();
+        let model_id = format!("teacher:{}", agents.join("+"));
+        dataset::write_shard(&job.out, shard, &records, &v.name, 0, &model_id, 0)?;
+        bar.inc(chunk.len() as u64);
+    }
+    bar.finish_and_clear();
+    Ok(summary)
+}

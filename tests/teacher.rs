@@ -1,0 +1,127 @@
+//! `shogilab teacher` through the binary: a small imbalance log (played here by `shogilab
+//! values`) becomes positions in the self-play schema whose policy moves are the logged moves
+//! and whose results are the games' results; a rerun keeps complete shards, other settings are
+//! refused naming the setting, another variant's log is refused naming the game, and the
+//! export trains a network with held-out figures.
+
+use shogilab_selfplay::dataset;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn shogilab(args: &[&str]) -> (bool, String) {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_shogilab")).args(args).output().expect("run shogilab");
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("shogilab-teacher-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+/// Play six shogi imbalance games into `dir` (the log lands in `dir/games/shogi`).
+fn play_log(dir: &Path) -> PathBuf {
+    let args = ["values", "-v", "shogi", "--out", s(dir), "--games", "6", "--max-plies", "40"];
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "values: {text}");
+    dir.join("games").join("shogi")
+}
+
+#[test]
+fn a_log_becomes_trainable_positions_of_its_games() {
+    let root = tmp("export");
+    let log = play_log(&root.join("values"));
+    let out = root.join("teacher");
+    let args = [
+        "teacher",
+        "-v",
+        "shogi",
+        "--log",
+        s(&log),
+        "--out",
+        s(&out),
+        "--every",
+        "2",
+        "--games-per-shard",
+        "4",
+    ];
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    assert!(text.contains("6 games ->") && text.contains("in 2 shards"), "{text}");
+    let files = [out.join("positions-00000.parquet"), out.join("positions-00001.parquet")];
+    let samples = dataset::read_samples(&files, "shogi").expect("the export reads back");
+    assert!(samples.len() >= 6, "{} positions from 6 games of up to 40 plies", samples.len());
+    for x in &samples {
+        assert_eq!((x.policy_moves.len(), x.policy_probs.as_slice()), (1, &[1.0f32][..]));
+        assert_eq!(x.root_value, f32::from(x.result), "root_value repeats the result");
+    }
+    // every logged move is legal where it was played: decoding refuses an illegal policy move
+    let enc = shogilab_selfplay::encode::Encoder::new(
+        shogilab_engine::Variant::builtin("shogi").expect("built in"),
+    );
+    let examples = shogilab_train::examples::decode(&enc, &samples, 0.0).expect("decodes");
+    assert_eq!(examples.len(), samples.len());
+
+    // a rerun keeps the complete shards; other settings are refused naming the key
+    let before = std::fs::metadata(&files[0]).and_then(|m| m.modified()).expect("exists");
+    let (ok, text) = shogilab(&args);
+    assert!(ok && text.contains("2 kept"), "{text}");
+    assert_eq!(before, std::fs::metadata(&files[0]).and_then(|m| m.modified()).expect("exists"));
+    let mut other = args.to_vec();
+    other[8] = "3";
+    let (ok, text) = shogilab(&other);
+    assert!(!ok && text.contains("`every` was 2, now 3"), "{text}");
+
+    // the export trains, with figures on held-out games
+    let ck = root.join("net.ot");
+    let (ok, text) = shogilab(&[
+        "train",
+        "-v",
+        "shogi",
+        "--data",
+        s(&out),
+        "--out",
+        s(&ck),
+        "--preset",
+        "tiny",
+        "--steps",
+        "4",
+        "--batch-size",
+        "8",
+        "--validation-percent",
+        "40",
+        "--lr-schedule",
+        "cosine",
+        "--warmup-steps",
+        "2",
+    ]);
+    assert!(ok, "{text}");
+    assert!(text.contains("held out") && text.contains("policy accuracy"), "{text}");
+    let meta = std::fs::read_to_string(ck.with_extension("json")).expect("sidecar");
+    assert!(meta.contains("\"validation\""), "{meta}");
+    let csv = std::fs::read_to_string(ck.with_extension("csv")).expect("metrics");
+    assert!(csv.starts_with("step,policy_loss,value_loss,total_loss,policy_accuracy,lr,"), "{csv}");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn another_variants_log_or_no_log_is_refused_naming_it() {
+    let root = tmp("refuse");
+    let log = play_log(&root.join("values"));
+    let out = root.join("teacher");
+    let (ok, text) = shogilab(&["teacher", "-v", "chu", "--log", s(&log), "--out", s(&out)]);
+    assert!(!ok && text.contains("game 0") && text.contains(s(&log)), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    assert!(!out.join("positions-00000.parquet").exists(), "nothing written for a bad log");
+    let missing = root.join("nothing-here");
+    let (ok, text) = shogilab(&["teacher", "-v", "shogi", "--log", s(&missing), "--out", s(&out)]);
+    assert!(!ok && text.contains(s(&missing)), "{text}");
+    std::fs::remove_dir_all(&root).ok();
+}
