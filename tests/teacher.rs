@@ -125,3 +125,80 @@ fn another_variants_log_or_no_log_is_refused_naming_it() {
     assert!(!ok && text.contains(s(&missing)), "{text}");
     std::fs::remove_dir_all(&root).ok();
 }
+
+#[test]
+fn a_pipeline_starts_from_the_teacher_and_draws_its_curve() {
+    let root = tmp("pipeline");
+    let log = play_log(&root.join("values"));
+    let run = root.join("run");
+    let teacher_log = format!("teacher.log={:?}", s(&log));
+    let args = [
+        "pipeline",
+        "-v",
+        "shogi",
+        "--out",
+        s(&run),
+        "--generations",
+        "1",
+        "--games",
+        "2",
+        "--simulations",
+        "4",
+        "--steps",
+        "3",
+        "--eval-games",
+        "0",
+        "--preset",
+        "tiny",
+        "--set",
+        &teacher_log,
+        "--set",
+        "teacher.steps=3",
+        "--set",
+        "teacher.every=2",
+        "--set",
+        "eval.anchors=[\"random\"]",
+        "--set",
+        "eval.anchor_games=2",
+        "--set",
+        "shard_games=2",
+        "--set",
+        "selfplay.max_plies=30",
+        "--set",
+        "train.batch_size=8",
+    ];
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    for f in [
+        "teacher/teacher.toml",
+        "teacher/positions-00000.parquet",
+        "models/gen-0000.ot",
+        "models/gen-0001.ot",
+        "eval/gen-0000/anchors/random/match.json",
+        "eval/gen-0001/anchors/random/match.json",
+        "elo-by-generation.png",
+        "elo-by-cpu-hours.png",
+    ] {
+        assert!(run.join(f).exists(), "{f} missing:\n{text}");
+    }
+    // generation 0 plays with the teacher network, not the uniform evaluator
+    let sp = std::fs::read_to_string(run.join("selfplay/gen-0000/selfplay.toml")).expect("saved");
+    assert!(sp.contains("gen-0000"), "{sp}");
+    let compute = std::fs::read_to_string(run.join("compute.csv")).expect("compute log");
+    let stages: Vec<&str> = compute.lines().skip(1).filter_map(|l| l.split(',').nth(1)).collect();
+    assert_eq!(stages, ["teacher", "selfplay", "train"], "{compute}");
+    let curve = std::fs::read_to_string(run.join("curve.csv")).expect("curve");
+    let rows: Vec<Vec<&str>> = curve.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2, "{curve}");
+    assert_eq!((rows[0][0], rows[1][0]), ("0", "1"), "{curve}");
+    let hours: Vec<f64> = rows.iter().map(|r| r[1].parse().expect("a number")).collect();
+    assert!(hours[0] > 0.0 && hours[1] > hours[0], "CPU-hours grow: {curve}");
+    assert!(rows.iter().all(|r| r[2] == "random" && r[3] == "2"), "{curve}");
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report");
+    assert!(report.contains("Against the anchors") && report.contains("gen-0001"), "{report}");
+    // a rerun does nothing new and writes the same report
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    assert_eq!(report, std::fs::read_to_string(run.join("report.md")).expect("report"));
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -85,6 +85,28 @@ pub struct PipelineConfig {
     pub selfplay: SelfplayConfig,
     pub train: TrainConfig,
     pub eval: EvalConfig,
+    pub teacher: TeacherConfig,
+}
+
+/// The supervised start: a searching engine's logged games exported as teacher positions
+/// (`<run>/teacher/`, as `shogilab teacher` does) and generation 0's network trained on them
+/// before any self-play, instead of self-play from a fresh network.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TeacherConfig {
+    /// Imbalance game log folder (e.g. `reports/piece-values/depth2/games/chu`); empty: no
+    /// supervised start (pure self-play from zero).
+    pub log: String,
+    /// Keep one position in `every` of each game.
+    pub every: u32,
+    /// Training steps on the teacher positions.
+    pub steps: u64,
+}
+
+impl Default for TeacherConfig {
+    fn default() -> Self {
+        TeacherConfig { log: String::new(), every: 4, steps: 0 }
+    }
 }
 
 /// Evaluation of each new network against the previous one (the uniform search for the first).
@@ -97,11 +119,26 @@ pub struct EvalConfig {
     pub simulations: u32,
     /// Random opening plies before the agents take over (shared by each colour-swapped pair).
     pub opening_plies: usize,
+    /// Fixed reference agents (specs such as `greedy`, `alphabeta:2`) that every new network
+    /// plays, for the Elo curve over generations and CPU-hours.
+    pub anchors: Vec<String>,
+    /// Games of each network against each anchor.
+    pub anchor_games: usize,
+    /// Milliseconds per move of both sides in the anchor games (0: the network plays its
+    /// simulations, the anchor its own default).
+    pub movetime_ms: u64,
 }
 
 impl Default for EvalConfig {
     fn default() -> Self {
-        EvalConfig { games: 10, simulations: 0, opening_plies: 4 }
+        EvalConfig {
+            games: 10,
+            simulations: 0,
+            opening_plies: 4,
+            anchors: Vec::new(),
+            anchor_games: 20,
+            movetime_ms: 0,
+        }
     }
 }
 
@@ -119,6 +156,7 @@ impl Default for PipelineConfig {
             selfplay,
             train: TrainConfig { learning_rate: 0.002, window: 3, ..Default::default() },
             eval: EvalConfig::default(),
+            teacher: TeacherConfig::default(),
         }
     }
 }
@@ -136,6 +174,27 @@ impl PipelineConfig {
         for (key, v) in at_least_one {
             if v == 0 {
                 return Err(InvalidSetting::new(key, 0, "must be at least 1").into());
+            }
+        }
+        let conditional = [
+            ("teacher.steps", self.teacher.steps, !self.teacher.log.is_empty(), "teacher.log"),
+            (
+                "teacher.every",
+                self.teacher.every as u64,
+                !self.teacher.log.is_empty(),
+                "teacher.log",
+            ),
+            (
+                "eval.anchor_games",
+                self.eval.anchor_games as u64,
+                !self.eval.anchors.is_empty(),
+                "eval.anchors",
+            ),
+        ];
+        for (key, v, needed, with) in conditional {
+            if needed && v == 0 {
+                let expected = format!("must be at least 1 with {with}");
+                return Err(InvalidSetting::new(key, 0, &expected).into());
             }
         }
         if NetConfig::preset(&self.preset).is_none() {

@@ -7,10 +7,14 @@
 //! * [`evaluators`]: evaluators by name, the one place where checkpoints are loaded;
 //! * [`selfplay`], [`train`], [`evaluate`]: the stages (job in, summary out);
 //! * [`teacher`]: engine games as training positions (teacher data);
+//! * [`anchors`], [`compute`]: the learning curve against fixed agents, over generations and
+//!   CPU-hours;
 //! * [`run`]: the generation loop ([`run_pipeline`]);
 //! * [`settings`]: saved settings and the check that a continued stage uses the same ones;
 //! * [`ladder`]: strength ladders.
 
+pub mod anchors;
+pub mod compute;
 pub mod config;
 pub mod error;
 pub mod evaluate;
@@ -22,7 +26,7 @@ pub mod settings;
 pub mod teacher;
 pub mod train;
 
-pub use config::{ConfigError, EvalConfig, Layer, PipelineConfig};
+pub use config::{ConfigError, EvalConfig, Layer, PipelineConfig, TeacherConfig};
 pub use error::PipelineError;
 pub use evaluate::{run_evaluation, EvalJob};
 pub use evaluators::{

@@ -9,17 +9,21 @@
 //! `games.log` has a line per game), `run.toml`, `loss.png` (training loss over all
 //! generations), `report.md`.
 
+use crate::anchors::{play_anchors, points, write_curve, AnchorPoint};
+use crate::compute::{cores, ComputeLog, StageTime};
 use crate::config::PipelineConfig;
 use crate::error::PipelineError;
 use crate::evaluate::{run_evaluation, EvalJob};
 use crate::selfplay::{run_selfplay, SelfplayJob, SelfplaySummary};
 use crate::settings::diff_tables;
+use crate::teacher::{run_teacher, TeacherJob};
 use crate::train::{loss_chart, run_train, TrainJob, TrainSummary};
 use shogilab_engine::Variant;
 use shogilab_eval::record::MatchRecord;
 use shogilab_fsio::write_atomic;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// What one generation did.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,13 +38,19 @@ pub struct GenerationReport {
     pub train: Option<TrainSummary>,
     /// The new network against the previous one; `None` when `eval.games` is 0.
     pub eval: Option<MatchRecord>,
+    /// The new network against each anchor (`eval.anchors`).
+    pub anchors: Vec<(String, MatchRecord)>,
 }
 
 /// What a pipeline run holds after [`run_pipeline`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct PipelineReport {
     pub variant: String,
+    /// The teacher network (`models/gen-0000.ot`) when the run starts from teacher data.
+    pub teacher: Option<PathBuf>,
     pub generations: Vec<GenerationReport>,
+    /// Every network against every anchor, with the CPU-hours that made it.
+    pub curve: Vec<AnchorPoint>,
 }
 
 impl PipelineReport {
@@ -71,6 +81,28 @@ impl PipelineReport {
             ));
         }
         md.push_str("\nTraining loss over all generations: loss.png. Settings: run.toml.\n");
+        md.push_str(&self.curve_markdown());
+        md
+    }
+
+    /// The anchor table (empty without anchors).
+    fn curve_markdown(&self) -> String {
+        if self.curve.is_empty() {
+            return String::new();
+        }
+        let mut md = String::from(
+            "\n## Against the anchors (curve.csv, elo-by-generation.png, elo-by-cpu-hours.png)\n\n\
+             | network | CPU-hours | anchor | W/D/L (forfeits) | score [95% CI] | Elo [95% CI] |\n\
+             |---|---:|---|---|---|---|\n",
+        );
+        for p in &self.curve {
+            let r = &p.record;
+            md.push_str(&format!(
+                "| gen-{:04} | {:.2} | `{}` | +{} ={} -{} ({}) | {:.3} [{:.3}, {:.3}] | {:+.0} [{:+.0}, {:+.0}] |\n",
+                p.generation, p.cpu_hours, r.b, r.wins, r.draws, r.losses, r.forfeits, r.score,
+                r.score_ci95[0], r.score_ci95[1], r.elo, r.elo_ci95[0], r.elo_ci95[1]
+            ));
+        }
         md
     }
 }
@@ -139,12 +171,79 @@ pub fn run_pipeline(
     let settings = run_toml(&v.name, options, cfg)?;
     check_resume(&run_dir.join("run.toml"), &settings)?;
     write_atomic(&run_dir.join("run.toml"), settings.as_bytes())?;
-    let mut report = PipelineReport { variant: v.name.clone(), generations: Vec::new() };
+    let at = Layout(run_dir);
+    let compute = ComputeLog::new(run_dir);
+    let teacher = teacher_stage(v, cfg, &at, &compute)?;
+    let mut report = PipelineReport {
+        variant: v.name.clone(),
+        teacher: teacher.clone(),
+        generations: Vec::new(),
+        curve: Vec::new(),
+    };
+    if let Some(t) = &teacher {
+        let r = play_anchors(v, cfg, t, &at.eval(0).join("anchors"))?;
+        report.curve.extend(points(0, &r, &compute.read()?));
+    }
     for g in 0..cfg.generations {
-        report.generations.push(generation(v, cfg, run_dir, g)?);
+        let gen = generation(v, cfg, run_dir, g, &compute)?;
+        report.curve.extend(points(g + 1, &gen.anchors, &compute.read()?));
+        report.generations.push(gen);
+    }
+    if !report.curve.is_empty() {
+        write_curve(run_dir, &report.curve)?;
     }
     write_atomic(&run_dir.join("report.md"), report.markdown().as_bytes())?;
     Ok(report)
+}
+
+/// The supervised start (`teacher.log`): the log's games exported to `teacher/`, and
+/// `models/gen-0000.ot` trained on them, unless it exists. `None` without a teacher log.
+fn teacher_stage(
+    v: &Arc<Variant>,
+    cfg: &PipelineConfig,
+    at: &Layout<'_>,
+    compute: &ComputeLog,
+) -> Result<Option<PathBuf>, PipelineError> {
+    if cfg.teacher.log.is_empty() {
+        return Ok(None);
+    }
+    let out = at.model(0);
+    if !out.exists() {
+        let data = at.0.join("teacher");
+        eprintln!("== teacher: positions of {} -> {}", cfg.teacher.log, data.display());
+        let export = TeacherJob {
+            log: PathBuf::from(&cfg.teacher.log),
+            out: data.clone(),
+            every: cfg.teacher.every,
+            max_games: 0,
+            games_per_shard: 500,
+            seed: cfg.seed,
+        };
+        let t0 = Instant::now();
+        run_teacher(v, &export)?;
+        eprintln!("== teacher: training {}", out.display());
+        let job = TrainJob {
+            data: vec![data],
+            out: out.clone(),
+            init: None,
+            preset: cfg.preset.clone(),
+            steps: cfg.teacher.steps,
+            seed: cfg.seed,
+            cfg: cfg.train.clone(),
+        };
+        run_train(v, &job)?;
+        compute.add(stage_time(0, "teacher", t0))?;
+    }
+    Ok(Some(out))
+}
+
+fn stage_time(generation: u32, stage: &str, t0: Instant) -> StageTime {
+    StageTime {
+        generation,
+        stage: stage.to_string(),
+        seconds: t0.elapsed().as_secs_f64(),
+        threads: cores(),
+    }
 }
 
 /// One generation: self-play with the latest network, training of the next, evaluation.
@@ -153,10 +252,17 @@ fn generation(
     cfg: &PipelineConfig,
     run_dir: &Path,
     g: u32,
+    compute: &ComputeLog,
 ) -> Result<GenerationReport, PipelineError> {
     let at = Layout(run_dir);
-    let evaluator = if g == 0 { "uniform".to_string() } else { at.model(g).display().to_string() };
+    let from_teacher = !cfg.teacher.log.is_empty();
+    let evaluator = if g == 0 && !from_teacher {
+        "uniform".to_string()
+    } else {
+        at.model(g).display().to_string()
+    };
     eprintln!("== generation {g}: self-play with {evaluator}");
+    let t0 = Instant::now();
     let selfplay = run_selfplay(
         v,
         &SelfplayJob {
@@ -169,6 +275,9 @@ fn generation(
             cfg: cfg.selfplay.clone(),
         },
     )?;
+    if selfplay.games_played > 0 {
+        compute.add(stage_time(g, "selfplay", t0))?;
+    }
     let next = at.model(g + 1);
     let mut train = None;
     if !next.exists() {
@@ -177,17 +286,20 @@ fn generation(
         let job = TrainJob {
             data: (first..=g).map(|k| at.selfplay(k)).collect(),
             out: next.clone(),
-            init: (g > 0).then(|| at.model(g)),
+            init: (g > 0 || from_teacher).then(|| at.model(g)),
             preset: cfg.preset.clone(),
             steps: cfg.steps,
             seed: cfg.seed.wrapping_add(g as u64),
             cfg: cfg.train.clone(),
         };
+        let t0 = Instant::now();
         train = Some(run_train(v, &job)?);
+        compute.add(stage_time(g, "train", t0))?;
     }
     let csvs: Vec<PathBuf> = (1..=g + 1).map(|k| at.model(k).with_extension("csv")).collect();
     loss_chart(&csvs, &run_dir.join("loss.png"))?;
     let eval = (cfg.eval.games > 0).then(|| evaluate(v, cfg, &at, g, &evaluator)).transpose()?;
+    let anchors = play_anchors(v, cfg, &next, &at.eval(g + 1).join("anchors"))?;
     Ok(GenerationReport {
         generation: g,
         selfplay_evaluator: evaluator,
@@ -195,6 +307,7 @@ fn generation(
         model: next,
         train,
         eval,
+        anchors,
     })
 }
 

@@ -40,9 +40,9 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 0)]
     pub warmup_steps: u64,
     /// Network step where the cosine reaches its floor (a run trained in chunks with --init
-    /// gives its total here); default: the end of this run.
-    #[arg(long)]
-    pub schedule_steps: Option<u64>,
+    /// gives its total here); 0: the end of this run.
+    #[arg(long, default_value_t = 0)]
+    pub schedule_steps: u64,
     /// Share of the search value in the value target (the rest is the game result).
     #[arg(long, default_value_t = 0.0)]
     pub value_mix: f64,

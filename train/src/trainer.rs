@@ -35,8 +35,8 @@ pub struct TrainConfig {
     pub warmup_steps: u64,
     /// The cosine's floor, as a share of the learning rate.
     pub min_lr_ratio: f64,
-    /// Network step where the cosine reaches its floor; unset: the end of this job.
-    pub schedule_steps: Option<u64>,
+    /// Network step where the cosine reaches its floor; 0: the end of each training job.
+    pub schedule_steps: u64,
 }
 
 impl Default for TrainConfig {
@@ -53,7 +53,7 @@ impl Default for TrainConfig {
             lr_schedule: LrSchedule::Constant,
             warmup_steps: 0,
             min_lr_ratio: 0.1,
-            schedule_steps: None,
+            schedule_steps: 0,
         }
     }
 }
@@ -87,9 +87,6 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&self.min_lr_ratio) {
             return bad("min_lr_ratio", &self.min_lr_ratio, "must be in [0, 1]");
-        }
-        if self.schedule_steps == Some(0) {
-            return bad("schedule_steps", &0, "must be at least 1");
         }
         Ok(())
     }
@@ -150,7 +147,10 @@ impl Trainer {
             kind: self.cfg.lr_schedule,
             base: self.cfg.learning_rate,
             warmup_steps: self.cfg.warmup_steps,
-            horizon: self.cfg.schedule_steps.unwrap_or(steps0 + steps),
+            horizon: match self.cfg.schedule_steps {
+                0 => steps0 + steps,
+                n => n,
+            },
             min_lr_ratio: self.cfg.min_lr_ratio,
         }
     }
