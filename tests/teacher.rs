@@ -26,9 +26,9 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
 
-/// Play six shogi imbalance games into `dir` (the log lands in `dir/games/shogi`).
+/// Play six shogi imbalance games (most of them decisive) into `dir` (the log lands in `dir/games/shogi`).
 fn play_log(dir: &Path) -> PathBuf {
-    let args = ["values", "-v", "shogi", "--out", s(dir), "--games", "6", "--max-plies", "40"];
+    let args = ["values", "-v", "shogi", "--out", s(dir), "--games", "6", "--max-plies", "300"];
     let (ok, text) = shogilab(&args);
     assert!(ok, "values: {text}");
     dir.join("games").join("shogi")
@@ -51,6 +51,8 @@ fn a_log_becomes_trainable_positions_of_its_games() {
         "2",
         "--games-per-shard",
         "4",
+        "--value-depth",
+        "0",
     ];
     let (ok, text) = shogilab(&args);
     assert!(ok, "{text}");
@@ -181,6 +183,11 @@ fn a_pipeline_starts_from_the_teacher_and_draws_its_curve() {
     ] {
         assert!(run.join(f).exists(), "{f} missing:\n{text}");
     }
+    // the teacher values are searched scores (depth 1 by default), not the results
+    let shard = [run.join("teacher/positions-00000.parquet")];
+    let samples = dataset::read_samples(&shard, "shogi").expect("teacher positions");
+    assert!(samples.iter().all(|x| x.root_value.abs() <= 1.0));
+    assert!(samples.iter().any(|x| x.root_value.abs() < 1.0), "values are not all results");
     // generation 0 plays with the teacher network, not the uniform evaluator
     let sp = std::fs::read_to_string(run.join("selfplay/gen-0000/selfplay.toml")).expect("saved");
     assert!(sp.contains("gen-0000"), "{sp}");

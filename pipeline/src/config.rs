@@ -101,11 +101,14 @@ pub struct TeacherConfig {
     pub every: u32,
     /// Training steps on the teacher positions.
     pub steps: u64,
+    /// Depth of the alpha-beta search that labels the positions' values (0: the values repeat
+    /// the games' results).
+    pub value_depth: u32,
 }
 
 impl Default for TeacherConfig {
     fn default() -> Self {
-        TeacherConfig { log: String::new(), every: 4, steps: 0 }
+        TeacherConfig { log: String::new(), every: 4, steps: 0, value_depth: 1 }
     }
 }
 

@@ -6,7 +6,8 @@
 //! * [`config`]: the pipeline configuration, resolved in layers (defaults, file, `--set`);
 //! * [`evaluators`]: evaluators by name, the one place where checkpoints are loaded;
 //! * [`selfplay`], [`train`], [`evaluate`]: the stages (job in, summary out);
-//! * [`teacher`]: engine games as training positions (teacher data);
+//! * [`teacher`], [`teacher_value`]: engine games as training positions (teacher data), with
+//!   search values;
 //! * [`anchors`], [`compute`]: the learning curve against fixed agents, over generations and
 //!   CPU-hours;
 //! * [`run`]: the generation loop ([`run_pipeline`]);
@@ -24,6 +25,7 @@ pub mod run;
 pub mod selfplay;
 pub mod settings;
 pub mod teacher;
+pub mod teacher_value;
 pub mod train;
 
 pub use config::{ConfigError, EvalConfig, Layer, PipelineConfig, TeacherConfig};

@@ -218,6 +218,7 @@ fn teacher_stage(
             max_games: 0,
             games_per_shard: 500,
             seed: cfg.seed,
+            value_depth: cfg.teacher.value_depth,
         };
         let t0 = Instant::now();
         run_teacher(v, &export)?;

@@ -8,8 +8,11 @@
 //!
 //! * `move`, `policy_moves` = `[move]`, `policy_probs` = `[1.0]`: the policy target is the
 //!   engine's move (one-hot; a self-play row lists every legal move instead);
-//! * `result`: the game's result for the side to move; `root_value` repeats it (the log keeps
-//!   no search score), so a value target mixed with the search value equals the result;
+//! * `result`: the game's result for the side to move;
+//! * `root_value`: with `value_depth` D > 0, the score of an alpha-beta search of depth D (plus
+//!   quiescence, the `alphabeta` agent's piece values) squashed by a logistic scale fitted to the
+//!   results of the first shard's games ([`crate::teacher_value`]); with D = 0 it repeats the
+//!   result (the log keeps no search score);
 //! * `visits` and `simulations` 0, `generation` 0, `model_id` `teacher:<engine id>`,
 //!   `game_id` `0-<row of the game in the log>`, `seed` the game's seed.
 //!
@@ -19,7 +22,9 @@
 
 use crate::error::PipelineError;
 use crate::settings::{diff_tables, read_table, to_table};
+use crate::teacher_value::{fit_scale, squash, Labeller};
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use shogilab_engine::{Color, Position, Status, Termination, Variant};
 use shogilab_eval::values::imbalance::GameLine;
@@ -42,6 +47,8 @@ pub struct TeacherJob {
     pub max_games: u64,
     pub games_per_shard: u64,
     pub seed: u64,
+    /// Depth of the search that labels the values (0: the values repeat the results).
+    pub value_depth: u32,
 }
 
 /// What an export wrote.
@@ -54,6 +61,8 @@ pub struct TeacherSummary {
     pub kept: u32,
     /// Games of the log without recorded moves (not usable).
     pub without_moves: u64,
+    /// The fitted logistic scale of the search scores (with `value_depth` > 0).
+    pub value_scale: Option<f64>,
 }
 
 /// The settings saved as `teacher.toml`.
@@ -65,6 +74,9 @@ struct TeacherRecord<'a> {
     max_games: u64,
     games_per_shard: u64,
     seed: u64,
+    value_depth: u32,
+    /// Fitted from the first shard (the same on every run of the same settings).
+    value_scale: Option<f64>,
 }
 
 fn check_job(job: &TeacherJob) -> Result<(), PipelineError> {
@@ -76,7 +88,7 @@ fn check_job(job: &TeacherJob) -> Result<(), PipelineError> {
     Ok(())
 }
 
-fn save_settings(v: &Variant, job: &TeacherJob) -> Result<(), PipelineError> {
+fn save_settings(v: &Variant, job: &TeacherJob, scale: Option<f64>) -> Result<(), PipelineError> {
     let path = job.out.join("teacher.toml");
     let record = TeacherRecord {
         variant: &v.name,
@@ -85,6 +97,8 @@ fn save_settings(v: &Variant, job: &TeacherJob) -> Result<(), PipelineError> {
         max_games: job.max_games,
         games_per_shard: job.games_per_shard,
         seed: job.seed,
+        value_depth: job.value_depth,
+        value_scale: scale,
     };
     let now = to_table(&path, &record)?;
     if let Some(saved) = read_table(&path)? {
@@ -139,14 +153,20 @@ fn mix(a: u64, b: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Replay one logged game into a record with every `every`-th position. Errors name the log,
-/// the game's row and the move.
+/// A replayed game with the search score of each kept position (with a labeller).
+struct Replayed {
+    record: GameRecord,
+    scores: Vec<Option<i32>>,
+}
+
+/// Replay one logged game into a record with every `every`-th position, scored by the labeller
+/// if there is one. Errors name the log, the game's row and the move.
 fn replay(
     v: &Arc<Variant>,
     job: &TeacherJob,
-    row: u64,
-    g: &GameLine,
-) -> Result<GameRecord, PipelineError> {
+    (row, g): (u64, &GameLine),
+    mut labeller: Option<&mut Labeller>,
+) -> Result<Replayed, PipelineError> {
     let bad = |reason: String| PipelineError::BadRecord {
         path: job.log.clone(),
         reason: format!("game {row} (setup {}/{}): {reason}", g.setup, g.swap),
@@ -156,7 +176,7 @@ fn replay(
     let moves: Vec<String> = g.moves.split_whitespace().map(str::to_string).collect();
     let offset = mix(job.seed, g.seed) % job.every as u64;
     let status = status(g);
-    let mut positions = Vec::new();
+    let (mut positions, mut scores) = (Vec::new(), Vec::new());
     for (i, mv) in moves.iter().enumerate() {
         let m = pos.parse_usi(mv).map_err(|e| bad(format!("move {} {mv:?}: {e}", i + 1)))?;
         if (i as u64) % job.every as u64 == offset {
@@ -172,10 +192,11 @@ fn replay(
                 root_value: result,
                 visits: 0,
             });
+            scores.push(labeller.as_deref_mut().and_then(|l| l.score(&pos)));
         }
         pos.play(m);
     }
-    Ok(GameRecord {
+    let record = GameRecord {
         game_index: row,
         seed: g.seed,
         start_sfen: g.sfen.clone(),
@@ -184,7 +205,63 @@ fn replay(
         positions,
         no_resign: true,
         would_resign: None,
+    };
+    Ok(Replayed { record, scores })
+}
+
+/// Replay a shard's games on every core, one labeller per thread when values are searched.
+fn replay_all(
+    v: &Arc<Variant>,
+    job: &TeacherJob,
+    games: &[(u64, &GameLine)],
+) -> Result<Vec<Replayed>, PipelineError> {
+    games
+        .par_iter()
+        .map_init(
+            || (job.value_depth > 0).then(|| Labeller::new(v, job.value_depth)),
+            |lab, &(row, g)| replay(v, job, (row, g), lab.as_mut()),
+        )
+        .collect()
+}
+
+/// The scale that turns the first shard's scores into values (`None` without value search).
+fn value_scale(job: &TeacherJob, first: &[Replayed]) -> Result<Option<f64>, PipelineError> {
+    if job.value_depth == 0 {
+        return Ok(None);
+    }
+    let pairs: Vec<(i32, i8)> = first
+        .iter()
+        .flat_map(|r| {
+            r.record
+                .positions
+                .iter()
+                .zip(&r.scores)
+                .filter_map(|(p, s)| s.map(|s| (s, r.record.result_for(p.side))))
+        })
+        .collect();
+    fit_scale(&pairs).map(Some).ok_or_else(|| {
+        PipelineError::Empty(format!(
+            "{}: too few decisive games in the first shard to fit the value scale",
+            job.log.display()
+        ))
     })
+}
+
+/// Records with their values: the search's squashed scores, or the results.
+fn with_values(replayed: Vec<Replayed>, scale: Option<f64>) -> Vec<GameRecord> {
+    replayed
+        .into_iter()
+        .map(|mut r| {
+            if let Some(k) = scale {
+                for (p, s) in r.record.positions.iter_mut().zip(&r.scores) {
+                    if let Some(s) = s {
+                        p.root_value = squash(*s, k);
+                    }
+                }
+            }
+            r.record
+        })
+        .collect()
 }
 
 fn progress_bar(len: u64) -> ProgressBar {
@@ -219,18 +296,23 @@ pub fn run_teacher(v: &Arc<Variant>, job: &TeacherJob) -> Result<TeacherSummary,
             reason: format!("game {row} (setup {}/{}): start position: {e}", g.setup, g.swap),
         })?;
     }
-    save_settings(v, job)?;
+    let shards: Vec<&[(u64, &GameLine)]> = games.chunks(job.games_per_shard as usize).collect();
+    // the first shard is replayed first: its scores fit the value scale
+    let first = replay_all(v, job, shards[0])?;
+    let scale = value_scale(job, &first)?;
+    save_settings(v, job, scale)?;
     let mut summary = TeacherSummary {
         games: games.len() as u64,
         positions: 0,
-        shards: 0,
+        shards: shards.len() as u32,
         kept: 0,
         without_moves,
+        value_scale: scale,
     };
     let bar = progress_bar(games.len() as u64);
-    for (shard, chunk) in games.chunks(job.games_per_shard as usize).enumerate() {
+    let mut first = Some(first);
+    for (shard, chunk) in shards.iter().enumerate() {
         let shard = shard as u32;
-        summary.shards += 1;
         let done = job.out.join(format!("positions-{shard:05}.parquet"));
         if done.exists() {
             summary.positions += dataset::count_rows(&done)? as u64;
@@ -238,8 +320,11 @@ pub fn run_teacher(v: &Arc<Variant>, job: &TeacherJob) -> Result<TeacherSummary,
             bar.inc(chunk.len() as u64);
             continue;
         }
-        let records =
-            chunk.iter().map(|(row, g)| replay(v, job, *row, g)).collect::<Result<Vec<_>, _>>()?;
+        let replayed = match first.take() {
+            Some(f) if shard == 0 => f,
+            _ => replay_all(v, job, chunk)?,
+        };
+        let records = with_values(replayed, scale);
         summary.positions += records.iter().map(|r| r.positions.len() as u64).sum::<u64>();
         let mut agents: Vec<&str> = chunk.iter().map(|(_, g)| g.agent.as_str()).collect();
         agents.dedup();

@@ -30,6 +30,10 @@ pub struct TeacherArgs {
     /// Seed of the positions' offsets.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Depth of the alpha-beta search (plus quiescence) whose score, squashed by a scale fitted
+    /// to the results, is each position's root_value; 0: root_value repeats the result.
+    #[arg(long, default_value_t = 1)]
+    pub value_depth: u32,
 }
 
 pub fn run(a: TeacherArgs) -> Result<()> {
@@ -41,6 +45,7 @@ pub fn run(a: TeacherArgs) -> Result<()> {
         max_games: a.max_games,
         games_per_shard: a.games_per_shard,
         seed: a.seed,
+        value_depth: a.value_depth,
     };
     let s = run_teacher(&v, &job)?;
     println!(
@@ -53,5 +58,11 @@ pub fn run(a: TeacherArgs) -> Result<()> {
         job.out.display(),
         s.without_moves
     );
+    if let Some(k) = s.value_scale {
+        println!(
+            "values: depth-{} search scores, logistic scale {k:.1} (fitted on the first shard)",
+            job.value_depth
+        );
+    }
     Ok(())
 }

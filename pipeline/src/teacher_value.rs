@@ -1,0 +1,95 @@
+//! Search values for teacher positions: the score of an alpha-beta search (depth `D` plus the
+//! captures-only quiescence search, the mobility piece values of the `alphabeta` agent) for the
+//! side to move, turned into a value in [-1, 1] by a logistic scale fitted to the games'
+//! results: `q = tanh(score / (2 k))`, where `k` maximises the likelihood of the decisive
+//! results under `P(win) = 1 / (1 + exp(-score / k))`.
+
+use shogilab_engine::{Game, Position, Variant};
+use shogilab_eval::agent::Limits;
+use shogilab_eval::alphabeta::AlphaBetaAgent;
+use shogilab_selfplay::PieceValues;
+use std::sync::Arc;
+
+/// Nodes of one labelling search at most (bounds the time of a quiescence explosion).
+pub const NODE_LIMIT: u64 = 20_000;
+/// Scores at or beyond this are won or lost positions (the search's mate scores).
+const DECIDED: i32 = 1_000_000;
+
+/// One searcher per thread.
+pub struct Labeller {
+    agent: AlphaBetaAgent,
+    limits: Limits,
+}
+
+impl Labeller {
+    pub fn new(v: &Arc<Variant>, depth: u32) -> Labeller {
+        let values = PieceValues::mobility(Arc::clone(v));
+        let limits = Limits { nodes: Some(NODE_LIMIT), ..Limits::default() };
+        Labeller { agent: AlphaBetaAgent::new(values, depth.max(1), true), limits }
+    }
+
+    /// The search score for the side to move; `None` without a legal move.
+    pub fn score(&mut self, pos: &Position) -> Option<i32> {
+        let game = Game::new(pos.clone());
+        self.agent.search(&game, &self.limits).ok().map(|(_, s)| s)
+    }
+}
+
+/// The value of a score under scale `k`.
+pub fn squash(score: i32, k: f64) -> f32 {
+    if score.abs() >= DECIDED {
+        return score.signum() as f32;
+    }
+    (score as f64 / (2.0 * k)).tanh() as f32
+}
+
+/// Negative log-likelihood of decisive results (`y` = ±1) under scale `k`.
+fn nll(pairs: &[(i32, i8)], k: f64) -> f64 {
+    pairs.iter().map(|&(s, y)| (-(y as f64) * s as f64 / k).exp().ln_1p()).sum()
+}
+
+/// The scale that best predicts the decisive results from the scores (golden-section search
+/// over log k in [1, 10^6]); `None` with fewer than 10 decisive, undecided-by-score pairs.
+pub fn fit_scale(pairs: &[(i32, i8)]) -> Option<f64> {
+    let usable: Vec<(i32, i8)> =
+        pairs.iter().copied().filter(|&(s, y)| y != 0 && s.abs() < DECIDED).collect();
+    if usable.len() < 10 {
+        return None;
+    }
+    let f = |lk: f64| nll(&usable, lk.exp());
+    let (mut a, mut b) = (0f64, 1e6f64.ln());
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..100 {
+        let (c, d) = (b - g * (b - a), a + g * (b - a));
+        if f(c) < f(d) {
+            b = d;
+        } else {
+            a = c;
+        }
+    }
+    Some(((a + b) / 2.0).exp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fitted_scale_recovers_the_scale_of_the_results() {
+        // results drawn from P(win) = 1 / (1 + exp(-s / 300)) by a fixed pseudo-random sequence
+        let mut x = 12345u64;
+        let mut pairs = Vec::new();
+        for i in 0..20_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+            let s = (i % 2001) as i32 - 1000;
+            let p = 1.0 / (1.0 + (-(s as f64) / 300.0).exp());
+            pairs.push((s, if u < p { 1 } else { -1 }));
+        }
+        let k = fit_scale(&pairs).expect("enough pairs");
+        assert!((k - 300.0).abs() < 30.0, "fitted {k}");
+        assert!(fit_scale(&pairs[..5]).is_none());
+        assert_eq!(squash(DECIDED, k), 1.0);
+        assert!((squash(300, 150.0) - 1f32.tanh()).abs() < 1e-6);
+    }
+}
