@@ -79,10 +79,10 @@ mod tests {
         // results drawn from P(win) = 1 / (1 + exp(-s / 300)) by a fixed pseudo-random sequence
         let mut x = 12345u64;
         let mut pairs = Vec::new();
-        for i in 0..20_000 {
+        for i in 0..20_000i32 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let u = (x >> 11) as f64 / (1u64 << 53) as f64;
-            let s = (i % 2001) as i32 - 1000;
+            let s = i % 2001 - 1000;
             let p = 1.0 / (1.0 + (-(s as f64) / 300.0).exp());
             pairs.push((s, if u < p { 1 } else { -1 }));
         }

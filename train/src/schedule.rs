@@ -1,7 +1,9 @@
 //! The learning-rate schedule: a linear warm-up, then constant or cosine decay to a floor.
 //!
-//! Positions are counted in the network's own steps (all training it ever had), so a run
-//! trained in several resumable chunks (`--init` the previous chunk) follows one curve.
+//! Steps are counted in the network's own steps (all training it ever had). A schedule starts
+//! at `start`: the first step of the training job (each job warms up and decays on its own), or
+//! 0 for a run trained in several resumable chunks (`--init` the previous chunk) that follows
+//! one curve to its `horizon`.
 
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +35,8 @@ pub struct Schedule {
     pub kind: LrSchedule,
     pub base: f64,
     pub warmup_steps: u64,
+    /// Step (in the network's total steps) where the warm-up begins.
+    pub start: u64,
     /// Step (in the network's total steps) where a cosine reaches its floor.
     pub horizon: u64,
     pub min_lr_ratio: f64,
@@ -41,13 +45,15 @@ pub struct Schedule {
 impl Schedule {
     /// The learning rate of the network's `step`-th step (0-based).
     pub fn lr_at(&self, step: u64) -> f64 {
-        if step < self.warmup_steps {
-            return self.base * (step + 1) as f64 / self.warmup_steps as f64;
+        let k = step.saturating_sub(self.start);
+        if k < self.warmup_steps {
+            return self.base * (k + 1) as f64 / self.warmup_steps as f64;
         }
         match self.kind {
             LrSchedule::Constant => self.base,
             LrSchedule::Cosine => {
-                let t = (step as f64 / self.horizon.max(1) as f64).min(1.0);
+                let len = self.horizon.saturating_sub(self.start).max(1);
+                let t = (k as f64 / len as f64).min(1.0);
                 let floor = self.base * self.min_lr_ratio;
                 floor + (self.base - floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
             }
@@ -65,6 +71,7 @@ mod tests {
             kind: LrSchedule::Cosine,
             base: 1e-3,
             warmup_steps: 10,
+            start: 0,
             horizon: 110,
             min_lr_ratio: 0.1,
         };
@@ -75,5 +82,10 @@ mod tests {
         assert!((s.lr_at(500) - 1e-4).abs() < 1e-12, "stays at the floor past the horizon");
         let c = Schedule { kind: LrSchedule::Constant, ..s };
         assert_eq!(c.lr_at(500), 1e-3);
+        // a job that starts at the network's step 1000 warms up and decays on its own
+        let job = Schedule { start: 1000, horizon: 1110, ..s };
+        assert_eq!(job.lr_at(1000), s.lr_at(0));
+        assert_eq!(job.lr_at(1050), s.lr_at(50));
+        assert_eq!(job.lr_at(1110), s.lr_at(110));
     }
 }

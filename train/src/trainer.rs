@@ -31,11 +31,13 @@ pub struct TrainConfig {
     pub validation_percent: f64,
     /// Learning-rate schedule after the warm-up.
     pub lr_schedule: LrSchedule,
-    /// Steps of linear warm-up (counted in the network's total steps).
+    /// Steps of linear warm-up at the start of each training job (with `schedule_steps`: of
+    /// the network's training from step 0).
     pub warmup_steps: u64,
     /// The cosine's floor, as a share of the learning rate.
     pub min_lr_ratio: f64,
-    /// Network step where the cosine reaches its floor; 0: the end of each training job.
+    /// Network step where the cosine reaches its floor (one curve over several chunks); 0: each
+    /// training job warms up and decays on its own.
     pub schedule_steps: u64,
 }
 
@@ -147,6 +149,8 @@ impl Trainer {
             kind: self.cfg.lr_schedule,
             base: self.cfg.learning_rate,
             warmup_steps: self.cfg.warmup_steps,
+            // 0: this job's own warm-up and decay; else one curve over chunks from step 0
+            start: if self.cfg.schedule_steps == 0 { steps0 } else { 0 },
             horizon: match self.cfg.schedule_steps {
                 0 => steps0 + steps,
                 n => n,
