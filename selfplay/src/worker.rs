@@ -9,11 +9,11 @@
 
 use crate::evaluator::{EvalOutput, EvalRequest, Evaluator};
 use crate::invalid::InvalidSetting;
-use crate::mcts::{Search, SearchConfig, Step};
+use crate::mcts::{Search, SearchConfig, SearchResult, Step};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use shogilab_engine::{Color, Game, Position, Status, Termination, Variant};
+use shogilab_engine::{Color, Game, Move, Position, Status, Termination, Variant};
 use std::sync::Arc;
 
 /// Self-play settings.
@@ -33,6 +33,12 @@ pub struct SelfplayConfig {
     /// For this many plies the played move is sampled from the improved policy (opening
     /// diversity); afterwards the search's choice is played.
     pub sample_plies: u32,
+    /// Playout-cap randomisation (KataGo): the share of moves searched with the full
+    /// `search.simulations`; the others get `fast_simulations` and are played but not recorded
+    /// as training positions. 1 records every move.
+    pub full_search_fraction: f32,
+    /// Simulations of the fast searches (with `full_search_fraction` < 1).
+    pub fast_simulations: u32,
     pub search: SearchConfig,
 }
 
@@ -45,6 +51,8 @@ impl Default for SelfplayConfig {
             resign_consecutive: 3,
             no_resign_fraction: 0.2,
             sample_plies: 16,
+            full_search_fraction: 1.0,
+            fast_simulations: 8,
             search: SearchConfig::default(),
         }
     }
@@ -70,6 +78,19 @@ impl SelfplayConfig {
         if !(0.0..=1.0).contains(&self.no_resign_fraction) {
             let f = self.no_resign_fraction;
             return Err(InvalidSetting::new("selfplay.no_resign_fraction", f, "must be in [0, 1]"));
+        }
+        if !(self.full_search_fraction > 0.0 && self.full_search_fraction <= 1.0) {
+            let f = self.full_search_fraction;
+            return Err(InvalidSetting::new(
+                "selfplay.full_search_fraction",
+                f,
+                "must be in (0, 1]",
+            ));
+        }
+        if self.fast_simulations == 0 || self.fast_simulations > self.search.simulations {
+            let n = self.fast_simulations;
+            let expected = format!("must be 1..search.simulations ({})", self.search.simulations);
+            return Err(InvalidSetting::new("selfplay.fast_simulations", n, &expected));
         }
         self.search.validate().map_err(|e| e.within("selfplay"))
     }
@@ -117,6 +138,8 @@ struct Slot {
     game: Game,
     search: Search,
     searching: bool,
+    /// The move being searched gets the full simulations (and is recorded).
+    full: bool,
     positions: Vec<PositionRecord>,
     moves: Vec<String>,
     low: [u32; 2],
@@ -164,6 +187,7 @@ impl Slot {
             game,
             search: Search::new(cfg.search.clone(), start),
             searching: false,
+            full: true,
             positions: Vec::new(),
             moves: Vec::new(),
             low: [0, 0],
@@ -181,6 +205,10 @@ impl Slot {
                 return plies;
             }
             if !self.searching {
+                self.full = cfg.full_search_fraction >= 1.0
+                    || self.rng.gen::<f32>() < cfg.full_search_fraction;
+                self.search.cfg.simulations =
+                    if self.full { cfg.search.simulations } else { cfg.fast_simulations };
                 self.search.reset(self.game.position());
                 self.search.set_history(self.game.position_hashes());
                 self.searching = true;
@@ -221,20 +249,25 @@ impl Slot {
             }
         }
         let usi = pos.move_to_usi(chosen);
-        self.positions.push(PositionRecord {
-            ply,
-            sfen: pos.to_sfen(),
-            side: us,
-            mv: usi.clone(),
-            policy_moves: r.moves.iter().map(|m| pos.move_to_usi(*m)).collect(),
-            policy_probs: r.policy.clone(),
-            root_value: r.value,
-            visits: r.visits.iter().sum(),
-        });
-        // resignation
+        if self.full {
+            let rec = position_record(pos, ply, &usi, &r);
+            self.positions.push(rec);
+        }
+        self.resign_or_play(cfg, us, r.value, usi, chosen);
+    }
+
+    /// Resign (or note who would have) when the value stayed low; else play the move.
+    fn resign_or_play(
+        &mut self,
+        cfg: &SelfplayConfig,
+        us: Color,
+        value: f32,
+        usi: String,
+        chosen: Move,
+    ) {
         if cfg.resign_threshold > -1.0 {
             let i = us.idx();
-            if r.value < cfg.resign_threshold {
+            if value < cfg.resign_threshold {
                 self.low[i] += 1;
             } else {
                 self.low[i] = 0;
@@ -263,6 +296,20 @@ impl Slot {
             no_resign: self.no_resign,
             would_resign: self.would_resign,
         }
+    }
+}
+
+/// The training record of a searched position.
+fn position_record(pos: &Position, ply: u32, usi: &str, r: &SearchResult) -> PositionRecord {
+    PositionRecord {
+        ply,
+        sfen: pos.to_sfen(),
+        side: pos.side_to_move(),
+        mv: usi.to_string(),
+        policy_moves: r.moves.iter().map(|m| pos.move_to_usi(*m)).collect(),
+        policy_probs: r.policy.clone(),
+        root_value: r.value,
+        visits: r.visits.iter().sum(),
     }
 }
 

@@ -130,3 +130,34 @@ fn search_values_a_repeated_position_by_the_variant_rule() {
     assert_ne!(second.best, first.best);
     assert!(second.visits[i] <= 1, "a forbidden repetition keeps being searched");
 }
+
+/// Playout-cap randomisation: about the configured share of moves is searched fully and
+/// recorded; the fast searches are played but not recorded; every move is recorded at 1.
+#[test]
+fn only_full_searches_become_training_positions() {
+    let v = Variant::builtin("shogi").unwrap();
+    let mut cfg = SelfplayConfig { concurrent: 4, max_plies: 80, ..Default::default() };
+    cfg.search.simulations = 8;
+    cfg.fast_simulations = 2;
+    cfg.full_search_fraction = 0.25;
+    cfg.validate().expect("valid settings");
+    let mut games = Vec::new();
+    play_games(&v, &cfg, &Uniform, 7, 0, 8, |g| games.push(g), |_| {});
+    let (moves, recorded): (usize, usize) =
+        games.iter().fold((0, 0), |(m, r), g| (m + g.moves.len(), r + g.positions.len()));
+    let share = recorded as f64 / moves as f64;
+    assert!((0.12..0.40).contains(&share), "{recorded} of {moves} moves recorded");
+    for g in &games {
+        for p in &g.positions {
+            assert_eq!(p.visits, 8, "a recorded position had a full search");
+            assert_eq!(g.moves.get(p.ply as usize), Some(&p.mv), "recorded at its ply");
+        }
+    }
+    cfg.full_search_fraction = 1.0;
+    let mut all = Vec::new();
+    play_games(&v, &cfg, &Uniform, 7, 0, 2, |g| all.push(g), |_| {});
+    assert!(all.iter().all(|g| g.positions.len() == g.moves.len()));
+    cfg.fast_simulations = 9;
+    let e = cfg.validate().expect_err("fast above full").to_string();
+    assert!(e.contains("selfplay.fast_simulations"), "{e}");
+}
