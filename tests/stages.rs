@@ -2,16 +2,11 @@
 //! uniform evaluator -> Parquet -> training -> self-play with the new checkpoint; re-running a
 //! finished self-play command resumes (skips complete shards); bad input is refused cleanly.
 
+mod common;
+
+use common::shogilab;
 use std::path::Path;
 use std::process::Command;
-
-fn shogilab(args: &[&str]) -> (bool, String) {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_shogilab")).args(args).output().expect("run shogilab");
-    let text =
-        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
-}
 
 #[test]
 fn one_generation_per_variant() {

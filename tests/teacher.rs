@@ -4,22 +4,14 @@
 //! refused naming the setting, another variant's log is refused naming the game, and the
 //! export trains a network with held-out figures.
 
+mod common;
+
+use common::shogilab;
 use shogilab_selfplay::dataset;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn shogilab(args: &[&str]) -> (bool, String) {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_shogilab")).args(args).output().expect("run shogilab");
-    let text =
-        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
-}
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("shogilab-teacher-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    common::tmp("teacher", name)
 }
 
 fn s(p: &Path) -> &str {

@@ -5,22 +5,15 @@
 //! and keeps them with their session line, and a JSON-lines log of an earlier version converts
 //! into the Parquet log with the same games, sessions and fit.
 
+mod common;
+
+use common::shogilab;
 use shogilab_eval::values::log::GameLog;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn shogilab(args: &[&str]) -> (bool, String) {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_shogilab")).args(args).output().expect("run shogilab");
-    let text =
-        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
-}
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("shogilab-values-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    common::tmp("values", name)
 }
 
 fn files_in(dir: &Path) -> Vec<String> {

@@ -27,6 +27,30 @@ pub enum Termination {
 }
 
 impl Termination {
+    /// Every termination, in declaration order.
+    pub const ALL: [Termination; 12] = {
+        use Termination::*;
+        [
+            Checkmate,
+            Stalemate,
+            RoyalCaptured,
+            BareKing,
+            Repetition,
+            PerpetualCheck,
+            PerpetualAttack,
+            Impasse,
+            InsufficientMaterial,
+            PlyLimit,
+            Resignation,
+            IllegalMove,
+        ]
+    };
+
+    /// The termination of a name written by [`Termination::as_str`].
+    pub fn from_name(name: &str) -> Option<Termination> {
+        Termination::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
     pub fn as_str(&self) -> &'static str {
         match self {
             Termination::Checkmate => "checkmate",
@@ -501,5 +525,18 @@ impl Game {
         }
         let need = if c == Color::Black { 28 } else { 27 };
         in_zone >= 10 && points >= need
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Termination;
+
+    #[test]
+    fn every_termination_reads_back_from_its_name() {
+        for t in Termination::ALL {
+            assert_eq!(Termination::from_name(t.as_str()), Some(t));
+        }
+        assert_eq!(Termination::from_name("none"), None);
     }
 }

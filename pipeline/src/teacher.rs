@@ -114,30 +114,9 @@ fn save_settings(v: &Variant, job: &TeacherJob, scale: Option<f64>) -> Result<()
     Ok(())
 }
 
-/// The termination a log names (`none` and unknown names: none).
-fn termination(name: &str) -> Option<Termination> {
-    use Termination::*;
-    [
-        Checkmate,
-        Stalemate,
-        RoyalCaptured,
-        BareKing,
-        Repetition,
-        PerpetualCheck,
-        PerpetualAttack,
-        Impasse,
-        InsufficientMaterial,
-        PlyLimit,
-        Resignation,
-        IllegalMove,
-    ]
-    .into_iter()
-    .find(|t| t.as_str() == name)
-}
-
 /// The game's status from Black's score and the logged termination.
 fn status(g: &GameLine) -> Status {
-    let t = termination(&g.termination).unwrap_or(Termination::PlyLimit);
+    let t = Termination::from_name(&g.termination).unwrap_or(Termination::PlyLimit);
     match g.result {
         r if r > 0.75 => Status::Win(Color::Black, t),
         r if r < 0.25 => Status::Win(Color::White, t),
