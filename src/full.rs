@@ -13,7 +13,7 @@ use clap::Parser;
 fn main() {
     let args = cli::Cli::parse();
     if let Err(e) = cli::run(args) {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", shogilab_cli::error_line(&e));
         std::process::exit(1);
     }
 }

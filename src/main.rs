@@ -20,7 +20,7 @@ fn main() {
     match Front::try_parse() {
         Ok(front) if !front.cmd.needs_network() => {
             if let Err(e) = front.cmd.run(Arc::new(|_| None)) {
-                eprintln!("error: {e:#}");
+                eprintln!("error: {}", shogilab_cli::error_line(&e));
                 std::process::exit(1);
             }
         }

@@ -87,7 +87,10 @@ impl SelfplayConfig {
                 "must be in (0, 1]",
             ));
         }
-        if self.fast_simulations == 0 || self.fast_simulations > self.search.simulations {
+        let fast_used = self.full_search_fraction < 1.0;
+        if self.fast_simulations == 0
+            || (fast_used && self.fast_simulations > self.search.simulations)
+        {
             let n = self.fast_simulations;
             let expected = format!("must be 1..search.simulations ({})", self.search.simulations);
             return Err(InvalidSetting::new("selfplay.fast_simulations", n, &expected));
