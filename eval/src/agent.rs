@@ -145,6 +145,11 @@ pub trait Agent: Send {
     fn limit_support(&self) -> LimitSupport {
         LimitSupport::NONE
     }
+    /// Nodes (alpha-beta) or simulations (MCTS) of the last `choose`, for the records; `None`
+    /// for agents that do not search or do not say.
+    fn last_nodes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The start position of a game and the moves played since (clones and rewinds the game).

@@ -83,6 +83,9 @@ impl Agent for AlphaBetaAgent {
         Ok(Choice::Move(m))
     }
     /// Nodes: a budget; move time: iterative deepening stops at the deadline.
+    fn last_nodes(&self) -> Option<u64> {
+        Some(self.nodes())
+    }
     fn limit_support(&self) -> crate::agent::LimitSupport {
         crate::agent::LimitSupport::ALL
     }

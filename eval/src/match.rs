@@ -134,6 +134,15 @@ impl Tally {
     }
 }
 
+/// `, nodes per move A / B` (`-` for an agent that did not report), or nothing when neither did.
+pub fn nodes_note(per_move: [Option<f64>; 2]) -> String {
+    if per_move.iter().all(Option::is_none) {
+        return String::new();
+    }
+    let [a, b] = per_move.map(|n| n.map_or("-".to_string(), |n| format!("{n:.0}")));
+    format!(", nodes per move {a} / {b}")
+}
+
 /// A finished (or stopped) match.
 #[derive(Debug, Clone)]
 pub struct MatchResult {
@@ -153,6 +162,20 @@ pub struct MatchResult {
 }
 
 impl MatchResult {
+    /// Mean nodes (or simulations) per move of A and of B over the moves whose search size they
+    /// reported; `None` for an agent that reported none.
+    pub fn nodes_per_move(&self) -> [Option<f64>; 2] {
+        let mut sums = [(0u64, 0u64); 2];
+        for g in &self.games {
+            let (a, b) = if g.a_black { (0, 1) } else { (1, 0) };
+            for (agent, colour) in [(0, a), (1, b)] {
+                sums[agent].0 += g.result.searched[colour].0;
+                sums[agent].1 += g.result.searched[colour].1;
+            }
+        }
+        sums.map(|(moves, nodes)| (moves > 0).then(|| nodes as f64 / moves as f64))
+    }
+
     /// Games that ended by a forfeit of either side.
     pub fn forfeits(&self) -> usize {
         self.games.iter().filter(|g| g.result.forfeit.is_some()).count()
@@ -194,6 +217,7 @@ impl MatchResult {
                 t.decision.as_str()
             ));
         }
+        out.push_str(&nodes_note(self.nodes_per_move()));
         out
     }
 }
@@ -309,6 +333,7 @@ mod tests {
             plies: 0,
             opening_plies: 0,
             forfeit: forfeit.map(|c| (c, "why".to_string())),
+            searched: [(0, 0); 2],
         };
         GameRecord { index: 0, opening: 0, a_black, black: "x".into(), white: "y".into(), result }
     }

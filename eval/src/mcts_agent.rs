@@ -213,6 +213,9 @@ impl Agent for MctsAgent {
         let r = self.search(game, limits)?;
         Ok(Choice::Move(allowed_best(&r, legal)))
     }
+    fn last_nodes(&self) -> Option<u64> {
+        Some(self.last_simulations as u64)
+    }
     fn limit_support(&self) -> LimitSupport {
         LimitSupport::ALL
     }

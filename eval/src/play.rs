@@ -19,6 +19,9 @@ pub struct GameResult {
     pub opening_plies: usize,
     /// The side that forfeited and why.
     pub forfeit: Option<(Color, String)>,
+    /// Per colour (Black, White): moves whose search size the agent reported, and the total
+    /// nodes (or simulations) of those moves.
+    pub searched: [(u64, u64); 2],
 }
 
 impl GameResult {
@@ -102,6 +105,7 @@ pub fn play_game(
     let mut game = Game::new(start);
     let mut forfeit: Option<(Color, String)> = None;
     let mut status_override: Option<Status> = None;
+    let mut searched = [(0u64, 0u64); 2];
     // tell both agents about the game before the opening
     for (i, a) in agents.iter_mut().enumerate() {
         if let Err(e) = a.new_game(&game) {
@@ -125,6 +129,10 @@ pub fn play_game(
         let agent = &mut agents[side.idx()];
         match agent.choose(&game, limits) {
             Ok(Choice::Move(m)) => {
+                if let Some(n) = agent.last_nodes() {
+                    searched[side.idx()].0 += 1;
+                    searched[side.idx()].1 += n;
+                }
                 if game.legal().contains(&m) {
                     game.play(m);
                 } else {
@@ -171,5 +179,6 @@ pub fn play_game(
         moves: usi,
         opening_plies: opening_moves.len(),
         forfeit,
+        searched,
     })
 }

@@ -124,6 +124,9 @@ pub struct MatchRecord {
     pub elo_ci95: [f64; 2],
     /// Games lost by forfeit (crash, timeout, illegal move), either side.
     pub forfeits: usize,
+    /// Mean nodes (alpha-beta) or simulations (MCTS) per move of A and of B, where reported.
+    #[serde(default)]
+    pub nodes_per_move: [Option<f64>; 2],
     pub sprt: Option<SprtRecord>,
 }
 
@@ -143,6 +146,7 @@ impl MatchRecord {
             elo: s.elo,
             elo_ci95: [s.elo_ci.0, s.elo_ci.1],
             forfeits: r.forfeits(),
+            nodes_per_move: r.nodes_per_move(),
             sprt: r.sprt.map(|t| SprtRecord {
                 llr: t.llr,
                 lower: t.lower,
@@ -163,6 +167,7 @@ impl MatchRecord {
         if self.forfeits > 0 {
             s.push_str(&format!(", {} forfeits", self.forfeits));
         }
+        s.push_str(&crate::r#match::nodes_note(self.nodes_per_move));
         if let Some(t) = &self.sprt {
             s.push_str(&format!(", SPRT LLR {:.2} {}", t.llr, t.decision));
         }
@@ -269,12 +274,14 @@ mod tests {
             elo: f64::INFINITY,
             elo_ci95: [-115.0, f64::INFINITY],
             forfeits: 0,
+            nodes_per_move: [Some(812.5), None],
             sprt: None,
         };
         let text = serde_json::to_string(&r).unwrap();
         assert!(text.contains(r#""elo":"inf""#) && text.contains(r#"[-115.0,"inf"]"#), "{text}");
         let back: MatchRecord = serde_json::from_str(&text).unwrap();
         assert_eq!(back, r);
+        assert!(r.summary_line().ends_with("nodes per move 812 / -"), "{}", r.summary_line());
         let bad = text.replace(r#""elo":"inf""#, r#""elo":"lots""#);
         let e = serde_json::from_str::<MatchRecord>(&bad).unwrap_err().to_string();
         assert!(e.contains("lots"), "{e}");

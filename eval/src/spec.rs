@@ -90,6 +90,9 @@ impl Agent for WithLimits {
     fn choose(&mut self, game: &Game, _match_limits: &Limits) -> Result<Choice, AgentError> {
         self.inner.choose(game, &self.limits)
     }
+    fn last_nodes(&self) -> Option<u64> {
+        self.inner.last_nodes()
+    }
 
     /// The match's limits are replaced by the agent's own, so any of them is accepted.
     fn limit_support(&self) -> LimitSupport {

@@ -50,6 +50,9 @@ impl Agent for Named {
     fn limit_support(&self) -> LimitSupport {
         self.inner.limit_support()
     }
+    fn last_nodes(&self) -> Option<u64> {
+        self.inner.last_nodes()
+    }
 }
 
 /// Builds the ladder's agents afresh, each evaluator loaded once.
