@@ -9,63 +9,48 @@ use crate::position::{Position, Undo};
 use crate::variant::{cell_color, cell_type, Color, ImpasseRule, RepetitionRule, EMPTY};
 use std::fmt;
 
-/// How a game ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Termination {
-    Checkmate,
-    Stalemate,
-    RoyalCaptured,
-    BareKing,
-    Repetition,
-    PerpetualCheck,
-    PerpetualAttack,
-    Impasse,
-    InsufficientMaterial,
-    PlyLimit,
-    Resignation,
-    IllegalMove,
+/// Declares [`Termination`] with its names, its list and the conversions, from one table.
+macro_rules! terminations {
+    ($($variant:ident => $name:literal,)*) => {
+        /// How a game ended.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Termination {
+            $($variant,)*
+        }
+
+        impl Termination {
+            /// Every termination, in declaration order.
+            pub const ALL: &'static [Termination] = &[$(Termination::$variant,)*];
+
+            /// The name written in records (`royal-captured`, `ply-limit`, ...).
+            pub fn as_str(&self) -> &'static str {
+                match self {
+                    $(Termination::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+terminations! {
+    Checkmate => "checkmate",
+    Stalemate => "stalemate",
+    RoyalCaptured => "royal-captured",
+    BareKing => "bare-king",
+    Repetition => "repetition",
+    PerpetualCheck => "perpetual-check",
+    PerpetualAttack => "perpetual-attack",
+    Impasse => "impasse",
+    InsufficientMaterial => "insufficient-material",
+    PlyLimit => "ply-limit",
+    Resignation => "resignation",
+    IllegalMove => "illegal-move",
 }
 
 impl Termination {
-    /// Every termination, in declaration order.
-    pub const ALL: [Termination; 12] = {
-        use Termination::*;
-        [
-            Checkmate,
-            Stalemate,
-            RoyalCaptured,
-            BareKing,
-            Repetition,
-            PerpetualCheck,
-            PerpetualAttack,
-            Impasse,
-            InsufficientMaterial,
-            PlyLimit,
-            Resignation,
-            IllegalMove,
-        ]
-    };
-
     /// The termination of a name written by [`Termination::as_str`].
     pub fn from_name(name: &str) -> Option<Termination> {
-        Termination::ALL.into_iter().find(|t| t.as_str() == name)
-    }
-
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Termination::Checkmate => "checkmate",
-            Termination::Stalemate => "stalemate",
-            Termination::RoyalCaptured => "royal-captured",
-            Termination::BareKing => "bare-king",
-            Termination::Repetition => "repetition",
-            Termination::PerpetualCheck => "perpetual-check",
-            Termination::PerpetualAttack => "perpetual-attack",
-            Termination::Impasse => "impasse",
-            Termination::InsufficientMaterial => "insufficient-material",
-            Termination::PlyLimit => "ply-limit",
-            Termination::Resignation => "resignation",
-            Termination::IllegalMove => "illegal-move",
-        }
+        Termination::ALL.iter().copied().find(|t| t.as_str() == name)
     }
 }
 
@@ -534,7 +519,7 @@ mod tests {
 
     #[test]
     fn every_termination_reads_back_from_its_name() {
-        for t in Termination::ALL {
+        for &t in Termination::ALL {
             assert_eq!(Termination::from_name(t.as_str()), Some(t));
         }
         assert_eq!(Termination::from_name("none"), None);
