@@ -50,9 +50,12 @@ impl AtomicFile {
         // The destination's extension stays last: writers that pick a format by extension
         // (image encoders) see the same one.
         let ext = dest.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+        // 0o666 less the umask, as `File::create` would (not tempfile's private 0o600)
+        let mode = std::os::unix::fs::PermissionsExt::from_mode(0o666);
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(&format!(".tmp{ext}"))
+            .permissions(mode)
             .tempfile_in(dir)
             .map_err(io_err(dest))?;
         Ok(AtomicFile { dest: dest.to_path_buf(), tmp })
@@ -135,6 +138,12 @@ mod tests {
         assert_eq!(std::fs::read(&p).unwrap(), b"second, longer");
         let names: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().collect();
         assert_eq!(names.len(), 1, "only the destination remains");
+        // readable by others as a plainly created file is (under the usual umask 022)
+        use std::os::unix::fs::PermissionsExt;
+        let plain = dir.path().join("plain.txt");
+        std::fs::write(&plain, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&p), mode(&plain));
     }
 
     #[test]
