@@ -1,0 +1,44 @@
+//! The reference networks of `models/` stay playable: each `<variant>.agent` spec loads its
+//! checkpoint (metadata checked against the variant) and plays games at a time per move, as the
+//! README's commands do on a fresh clone.
+
+mod common;
+
+use common::shogilab;
+use std::path::Path;
+
+/// The shipped agents: (variant, spec) from every `models/<variant>.agent`.
+fn shipped() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("models").expect("models/ exists").flatten() {
+        let p = e.path();
+        if p.extension().and_then(|x| x.to_str()) == Some("agent") {
+            let variant = p.file_stem().and_then(|s| s.to_str()).expect("a name").to_string();
+            let spec = std::fs::read_to_string(&p).expect("readable").trim().to_string();
+            out.push((variant, spec));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_shipped_network_plays_at_a_time_per_move() {
+    let agents = shipped();
+    assert!(agents.iter().any(|(v, _)| v == "chu"), "models/chu.agent ships: {agents:?}");
+    for (variant, spec) in agents {
+        let ckpt = spec.strip_prefix("mcts:").expect("an MCTS agent").split(['@', ':']).next();
+        let ckpt = ckpt.expect("a checkpoint path");
+        assert!(Path::new(ckpt).exists(), "{variant}: {ckpt} is missing");
+        let meta = std::fs::read_to_string(Path::new(ckpt).with_extension("json")).expect("sidecar");
+        assert!(meta.contains(&format!("\"variant\": \"{variant}\"")), "{meta}");
+        assert!(meta.contains("\"validation\""), "held-out figures recorded: {meta}");
+        let a = format!("{spec}@movetime=20");
+        let (ok, text) = shogilab(&[
+            "match", "-v", &variant, "--a", &a, "--b", "random", "--games", "2", "--max-plies",
+            "30",
+        ]);
+        assert!(ok, "{variant}: {text}");
+        assert!(text.contains("(2 games)") && text.contains("nodes per move"), "{text}");
+    }
+}
