@@ -30,12 +30,22 @@ fn every_shipped_network_plays_at_a_time_per_move() {
         let ckpt = spec.strip_prefix("mcts:").expect("an MCTS agent").split(['@', ':']).next();
         let ckpt = ckpt.expect("a checkpoint path");
         assert!(Path::new(ckpt).exists(), "{variant}: {ckpt} is missing");
-        let meta = std::fs::read_to_string(Path::new(ckpt).with_extension("json")).expect("sidecar");
+        let meta =
+            std::fs::read_to_string(Path::new(ckpt).with_extension("json")).expect("sidecar");
         assert!(meta.contains(&format!("\"variant\": \"{variant}\"")), "{meta}");
         assert!(meta.contains("\"validation\""), "held-out figures recorded: {meta}");
         let a = format!("{spec}@movetime=20");
         let (ok, text) = shogilab(&[
-            "match", "-v", &variant, "--a", &a, "--b", "random", "--games", "2", "--max-plies",
+            "match",
+            "-v",
+            &variant,
+            "--a",
+            &a,
+            "--b",
+            "random",
+            "--games",
+            "2",
+            "--max-plies",
             "30",
         ]);
         assert!(ok, "{variant}: {text}");

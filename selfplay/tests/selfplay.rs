@@ -158,6 +158,8 @@ fn only_full_searches_become_training_positions() {
     play_games(&v, &cfg, &Uniform, 7, 0, 2, |g| all.push(g), |_| {});
     assert!(all.iter().all(|g| g.positions.len() == g.moves.len()));
     cfg.fast_simulations = 9;
+    cfg.validate().expect("fast searches unused at a fraction of 1");
+    cfg.full_search_fraction = 0.5;
     let e = cfg.validate().expect_err("fast above full").to_string();
     assert!(e.contains("selfplay.fast_simulations"), "{e}");
 }
