@@ -30,6 +30,7 @@ use shogilab_engine::{Color, Position, Status, Termination, Variant};
 use shogilab_eval::values::imbalance::GameLine;
 use shogilab_eval::values::log::GameLog;
 use shogilab_fsio::write_atomic;
+use shogilab_selfplay::worker::game_seed;
 use shogilab_selfplay::{dataset, GameRecord, PositionRecord};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -124,14 +125,6 @@ fn status(g: &GameLine) -> Status {
     }
 }
 
-/// A mixing of two numbers into one (splitmix64's finaliser).
-fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// A replayed game with the search score of each kept position (with a labeller).
 struct Replayed {
     record: GameRecord,
@@ -153,7 +146,8 @@ fn replay(
     let mut pos =
         Position::from_sfen(v, &g.sfen).map_err(|e| bad(format!("start position: {e}")))?;
     let moves: Vec<String> = g.moves.split_whitespace().map(str::to_string).collect();
-    let offset = mix(job.seed, g.seed) % job.every as u64;
+    // the same mixing of (run seed, game) as self-play's game seeds
+    let offset = game_seed(job.seed, g.seed) % job.every as u64;
     let status = status(g);
     let (mut positions, mut scores) = (Vec::new(), Vec::new());
     for (i, mv) in moves.iter().enumerate() {
