@@ -18,6 +18,8 @@ use std::path::PathBuf;
 pub enum PipelineError {
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error(transparent)]
+    Store(#[from] shogilab_store::StoreError),
     /// A setting of a stage out of range.
     #[error(transparent)]
     Setting(#[from] InvalidSetting),

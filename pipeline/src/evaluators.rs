@@ -1,6 +1,8 @@
 //! Evaluators by name, the one place where a checkpoint becomes an [`Evaluator`]: `uniform`,
 //! `material` (mobility values), `material=TABLE.toml` (a value table) or a checkpoint path
-//! ending in `.ot`. Every command that takes an evaluator or an `mcts:` agent spec comes here.
+//! ending in `.ot`, also as a URL (`s3://bucket/run/checkpoints/<sha256>.ot`: fetched once per
+//! machine, [`shogilab_store::cache`]). Every command that takes an evaluator or an `mcts:`
+//! agent spec comes here.
 
 use shogilab_engine::Variant;
 use shogilab_eval::spec::ExtraError;
@@ -30,6 +32,9 @@ pub enum EvaluatorError {
     /// The checkpoint (missing, of another variant, unreadable weights).
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// A checkpoint at a URL that could not be fetched.
+    #[error(transparent)]
+    Fetch(#[from] shogilab_store::StoreError),
     /// The checkpoint names a variant that is not built in (for agent specs without a variant).
     #[error("checkpoint {path}: variant {variant:?}: {reason}")]
     Variant { path: String, variant: String, reason: String },
@@ -57,6 +62,10 @@ pub fn make_evaluator(
     }
     match name {
         "uniform" => Ok(Arc::new(Uniform)),
+        url if url.ends_with(".ot") && url.contains("://") => {
+            let path = shogilab_store::cache::fetch(url, "json")?;
+            load_checkpoint_evaluator(&path, variant)
+        }
         path if path.ends_with(".ot") => load_checkpoint_evaluator(Path::new(path), variant),
         other => Err(EvaluatorError::Unknown(other.to_string())),
     }

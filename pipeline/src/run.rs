@@ -21,6 +21,7 @@ use crate::train::{loss_chart, run_train, TrainJob, TrainSummary};
 use shogilab_engine::Variant;
 use shogilab_eval::record::MatchRecord;
 use shogilab_fsio::write_atomic;
+use shogilab_store::Store;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -267,13 +268,14 @@ fn generation(
     let selfplay = run_selfplay(
         v,
         &SelfplayJob {
-            out: at.selfplay(g),
+            out: Store::folder(at.selfplay(g)),
             games: cfg.games,
             shard_games: cfg.shard_games,
             seed: cfg.seed.wrapping_add(g as u64 * 1_000_003),
             evaluator: evaluator.clone(),
             generation: g,
             cfg: cfg.selfplay.clone(),
+            task: None,
         },
     )?;
     if selfplay.games_played > 0 {

@@ -1,18 +1,24 @@
-//! The self-play stage: games of one evaluator written as Parquet shards in one folder, with
-//! the settings saved as `selfplay.toml` (and the variant as `variant.toml`). A shard counts as
-//! done when its `positions-*.parquet` exists, so running the same job again continues where it
-//! stopped; a folder whose saved settings differ in anything that changes the data is refused,
-//! naming the setting and both values. Only `games` may grow (from a whole number of shards).
+//! The self-play stage: games of one evaluator written as Parquet shards in one location (a
+//! folder or a bucket prefix), with the settings saved as `selfplay.toml` (and the variant as
+//! `variant.toml`). A shard counts as done when its `positions-*.parquet` exists, so running
+//! the same job again continues where it stopped; a location whose saved settings differ in
+//! anything that changes the data is refused, naming the setting and both values. Only `games`
+//! may grow (from a whole number of shards).
+//!
+//! A job split into tasks ([`Task`]): task I plays the shards s with s % N == I. A shard's
+//! games are seeded by the run seed and their game index only, so a retried or duplicated
+//! task writes the same shard again (whole objects replacing identical ones), and the job
+//! without a task plays nothing that the tasks stored.
 
 use crate::error::PipelineError;
 use crate::evaluators::make_evaluator;
-use crate::settings::{diff_tables, read_table, to_table};
+use crate::settings::{diff_tables, read_table_at, to_table};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use shogilab_engine::Variant;
-use shogilab_fsio::write_atomic;
 use shogilab_selfplay::{dataset, play_games, Evaluator, GameRecord, Progress, SelfplayConfig};
-use std::path::{Path, PathBuf};
+use shogilab_store::{Store, Task};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 use toml::Table;
@@ -20,8 +26,8 @@ use toml::Table;
 /// One self-play job: what `shogilab selfplay` runs, and what the pipeline runs per generation.
 #[derive(Debug, Clone)]
 pub struct SelfplayJob {
-    /// Output folder (one generation of shards).
-    pub out: PathBuf,
+    /// Output location (one generation of shards).
+    pub out: Store,
     pub games: u64,
     /// Games per shard (the unit of resumption).
     pub shard_games: u64,
@@ -31,20 +37,23 @@ pub struct SelfplayJob {
     /// Generation number recorded in the data.
     pub generation: u32,
     pub cfg: SelfplayConfig,
+    /// Play only this task's shards.
+    pub task: Option<Task>,
 }
 
 /// What a self-play stage left in its folder.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelfplaySummary {
-    pub out: PathBuf,
-    /// Games in the folder's shards.
+    /// The location's URL.
+    pub out: String,
+    /// Games in the shards of the location (a task: in the task's shards).
     pub games: u64,
     /// Games played by this call (0 when every shard already existed).
     pub games_played: u64,
-    /// Positions in the folder's shards.
+    /// Positions in those shards.
     pub positions: u64,
-    /// The positions files, in shard order.
-    pub shards: Vec<PathBuf>,
+    /// The URLs of their positions objects (local paths in a folder), in shard order.
+    pub shards: Vec<String>,
     /// The evaluator's id, as the data records it.
     pub evaluator: String,
 }
@@ -67,10 +76,10 @@ const NOT_DATA: [&str; 2] = ["games", "selfplay.concurrent"];
 
 const HINT: &str = "continue with the same settings (only --games may grow) or choose a new --out";
 
-/// Refuse a folder whose saved settings or variant differ from the job's.
-fn check_saved(out: &Path, record: &SelfplayRecord, v: &Variant) -> Result<(), PipelineError> {
-    let path = out.join("selfplay.toml");
-    if let Some(saved) = read_table(&path)? {
+/// Refuse a location whose saved settings or variant differ from the job's.
+fn check_saved(out: &Store, record: &SelfplayRecord, v: &Variant) -> Result<(), PipelineError> {
+    let path = PathBuf::from(out.url_of("selfplay.toml"));
+    if let Some(saved) = read_table_at(out, "selfplay.toml")? {
         let diffs = diff_tables(&saved, &to_table(&path, record)?, &NOT_DATA);
         if !diffs.is_empty() {
             return Err(PipelineError::SettingsDiffer { path, diffs, hint: HINT });
@@ -84,8 +93,8 @@ fn check_saved(out: &Path, record: &SelfplayRecord, v: &Variant) -> Result<(), P
             return Err(PipelineError::PartialShard { path, saved: before, shard_games });
         }
     }
-    let vpath = out.join("variant.toml");
-    if let Some(saved) = read_table(&vpath)? {
+    let vpath = PathBuf::from(out.url_of("variant.toml"));
+    if let Some(saved) = read_table_at(out, "variant.toml")? {
         let now: Table = toml::from_str(&v.spec_toml()).map_err(|e| PipelineError::BadRecord {
             path: vpath.clone(),
             reason: format!("the variant's own spec: {e}"),
@@ -121,14 +130,14 @@ pub fn run_selfplay(v: &Arc<Variant>, job: &SelfplayJob) -> Result<SelfplaySumma
     };
     check_saved(&job.out, &record, v)?;
     let text = format!(
-        "# shogilab selfplay: the settings of every shard in this folder\n{}",
+        "# shogilab selfplay: the settings of every shard in this location\n{}",
         toml::to_string(&record).map_err(|e| PipelineError::BadRecord {
-            path: job.out.join("selfplay.toml"),
+            path: job.out.url_of("selfplay.toml").into(),
             reason: e.to_string()
         })?
     );
-    write_atomic(&job.out.join("selfplay.toml"), text.as_bytes())?;
-    write_atomic(&job.out.join("variant.toml"), v.spec_toml().as_bytes())?;
+    job.out.put("selfplay.toml", text.into_bytes())?;
+    job.out.put("variant.toml", v.spec_toml().into_bytes())?;
     play_shards(v, job, ev.as_ref())
 }
 
@@ -178,42 +187,44 @@ fn play_shard(
     games
 }
 
-/// Play the missing shards and count what the folder holds.
+/// Play the missing shards (of the task, if any) and count what they hold.
 fn play_shards(
     v: &Arc<Variant>,
     job: &SelfplayJob,
     ev: &dyn Evaluator,
 ) -> Result<SelfplaySummary, PipelineError> {
-    let bar = progress_bar(job.games, "games");
+    let shards: Vec<u64> = (0..job.games.div_ceil(job.shard_games))
+        .filter(|&s| job.task.is_none_or(|t| t.owns(s)))
+        .collect();
+    let count_of = |shard: u64| job.shard_games.min(job.games - shard * job.shard_games);
+    let bar = progress_bar(shards.iter().map(|&s| count_of(s)).sum(), "games");
     let mut speed = Speed { t0: Instant::now(), plies: 0, evals: 0 };
     let mut summary = SelfplaySummary {
-        out: job.out.clone(),
-        games: job.games,
+        out: job.out.url().to_string(),
+        games: 0,
         games_played: 0,
         positions: 0,
         shards: Vec::new(),
         evaluator: ev.id(),
     };
-    for shard in 0..job.games.div_ceil(job.shard_games) {
-        let first = shard * job.shard_games;
-        let count = job.shard_games.min(job.games - first);
-        let path = job.out.join(format!("positions-{shard:05}.parquet"));
-        if path.exists() {
+    for shard in shards {
+        let count = count_of(shard);
+        summary.games += count;
+        let (pp, _) = dataset::shard_names(shard as u32);
+        if let Some(rows) = dataset::count_rows_at(&job.out, &pp)? {
             bar.inc(count);
-            summary.positions += dataset::count_rows(&path)? as u64;
-            summary.shards.push(path);
+            summary.positions += rows as u64;
+            summary.shards.push(job.out.url_of(&pp));
             continue;
         }
-        let games = play_shard(v, job, ev, (first, count), &bar, &mut speed);
-        let (sims, id) = (job.cfg.search.simulations, ev.id());
-        let (pp, _) = dataset::write_shard(
+        let games = play_shard(v, job, ev, (shard * job.shard_games, count), &bar, &mut speed);
+        let data = (job.generation, ev.id(), job.cfg.search.simulations);
+        let (pp, _) = dataset::write_shard_to(
             &job.out,
             shard as u32,
             &games,
             &v.name,
-            job.generation,
-            &id,
-            sims,
+            (data.0, &data.1, data.2),
         )?;
         summary.games_played += games.len() as u64;
         summary.positions += games.iter().map(|g| g.positions.len() as u64).sum::<u64>();
@@ -242,35 +253,37 @@ mod tests {
     #[test]
     fn a_saved_folder_continues_only_with_the_same_data_settings() {
         let dir = tempfile::tempdir().unwrap();
+        let store = Store::folder(dir.path());
         let v = Variant::builtin("shogi").unwrap();
         let saved = toml::to_string(&record(3, 2)).unwrap();
         std::fs::write(dir.path().join("selfplay.toml"), saved).unwrap();
-        assert!(check_saved(dir.path(), &record(3, 2), &v).is_ok());
+        assert!(check_saved(&store, &record(3, 2), &v).is_ok());
         let mut wider = record(3, 2);
         wider.selfplay.concurrent += 7;
-        assert!(check_saved(dir.path(), &wider, &v).is_ok(), "games in flight change no data");
+        assert!(check_saved(&store, &wider, &v).is_ok(), "games in flight change no data");
         let mut other = record(3, 2);
         other.selfplay.search.c_puct = 2.0;
         other.generation = 4;
-        let e = check_saved(dir.path(), &other, &v).unwrap_err();
+        let e = check_saved(&store, &other, &v).unwrap_err();
         let PipelineError::SettingsDiffer { diffs, .. } = &e else { panic!("{e}") };
         let keys: Vec<&str> = diffs.iter().map(|d| d.key.as_str()).collect();
         assert_eq!(keys, ["generation", "selfplay.search.c_puct"], "{e}");
         // the last of 3 games sits alone in a shard of 2: growing would skip game 4
-        let e = check_saved(dir.path(), &record(4, 2), &v).unwrap_err();
+        let e = check_saved(&store, &record(4, 2), &v).unwrap_err();
         assert!(matches!(e, PipelineError::PartialShard { saved: 3, shard_games: 2, .. }), "{e}");
-        let e = check_saved(dir.path(), &record(2, 2), &v).unwrap_err();
+        let e = check_saved(&store, &record(2, 2), &v).unwrap_err();
         assert!(matches!(e, PipelineError::FewerGames { saved: 3, now: 2, .. }), "{e}");
     }
 
     #[test]
     fn another_variant_spec_in_the_folder_is_refused() {
         let dir = tempfile::tempdir().unwrap();
+        let store = Store::folder(dir.path());
         let chu = Variant::builtin("chu").unwrap();
         std::fs::write(dir.path().join("variant.toml"), chu.spec_toml()).unwrap();
         let shogi = Variant::builtin("shogi").unwrap();
-        let e = check_saved(dir.path(), &record(3, 2), &shogi).unwrap_err();
+        let e = check_saved(&store, &record(3, 2), &shogi).unwrap_err();
         assert!(e.to_string().contains("variant.toml"), "{e}");
-        assert!(check_saved(dir.path(), &record(3, 2), &chu).is_ok());
+        assert!(check_saved(&store, &record(3, 2), &chu).is_ok());
     }
 }

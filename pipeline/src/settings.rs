@@ -5,6 +5,7 @@
 
 use crate::error::PipelineError;
 use serde::Serialize;
+use shogilab_store::Store;
 use std::fmt;
 use std::path::Path;
 use toml::{Table, Value};
@@ -83,6 +84,14 @@ pub(crate) fn read_table(path: &Path) -> Result<Option<Table>, PipelineError> {
     toml::from_str(&text)
         .map(Some)
         .map_err(|e| PipelineError::BadRecord { path: path.to_path_buf(), reason: e.to_string() })
+}
+
+/// A saved TOML record in a location; `None` when there is no such object.
+pub(crate) fn read_table_at(store: &Store, name: &str) -> Result<Option<Table>, PipelineError> {
+    let Some(bytes) = store.get(name)? else { return Ok(None) };
+    let bad = |reason: String| PipelineError::BadRecord { path: store.url_of(name).into(), reason };
+    let text = String::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
+    toml::from_str(&text).map(Some).map_err(|e| bad(e.to_string()))
 }
 
 #[cfg(test)]

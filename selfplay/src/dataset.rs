@@ -32,6 +32,7 @@
 use crate::worker::{result_label, termination_label, GameRecord};
 use polars::prelude::*;
 use shogilab_engine::Color;
+use shogilab_store::Store;
 use std::path::{Path, PathBuf};
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -68,6 +69,8 @@ pub enum DatasetError {
     Polars { path: String, source: PolarsError },
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
+    #[error(transparent)]
+    Store(#[from] shogilab_store::StoreError),
 }
 
 fn col<T: Into<Column>>(c: T) -> Column {
@@ -200,22 +203,6 @@ fn list_series(name: &str, rows: Vec<Series>, inner: DataType) -> PolarsResult<S
     Ok(s)
 }
 
-/// Write a DataFrame to Parquet atomically ([`shogilab_fsio::AtomicFile`]: a temporary file in
-/// the same folder, flushed to disk, then renamed into place).
-pub fn write_parquet(df: &mut DataFrame, path: &Path) -> Result<(), DatasetError> {
-    let ps = path.display().to_string();
-    let io = |e: shogilab_fsio::FsioError| match e {
-        shogilab_fsio::FsioError::Io { path, source } => {
-            DatasetError::Io { path: path.display().to_string(), source }
-        }
-    };
-    let mut file = shogilab_fsio::AtomicFile::create(path).map_err(io)?;
-    ParquetWriter::new(&mut file)
-        .finish(df)
-        .map_err(|e| DatasetError::Polars { path: ps, source: e })?;
-    file.commit().map_err(io)
-}
-
 /// Write one shard of games: `positions-<shard>.parquet` and `games-<shard>.parquet` in `dir`.
 pub fn write_shard(
     dir: &Path,
@@ -226,14 +213,47 @@ pub fn write_shard(
     model_id: &str,
     simulations: u32,
 ) -> Result<(PathBuf, PathBuf), DatasetError> {
+    let store = Store::folder(dir);
+    write_shard_to(&store, shard, games, variant, (generation, model_id, simulations))?;
+    let (pp, gp) = shard_names(shard);
+    Ok((dir.join(pp), dir.join(gp)))
+}
+
+/// The positions and games file names of a shard.
+pub fn shard_names(shard: u32) -> (String, String) {
+    (format!("positions-{shard:05}.parquet"), format!("games-{shard:05}.parquet"))
+}
+
+/// Write one shard of games into a location (a folder or a bucket prefix), each table as one
+/// whole object: the games first, so that a shard counts as complete when its positions
+/// object exists. `(generation, model_id, simulations)` are recorded in every row.
+pub fn write_shard_to(
+    store: &Store,
+    shard: u32,
+    games: &[GameRecord],
+    variant: &str,
+    (generation, model_id, simulations): (u32, &str, u32),
+) -> Result<(String, String), DatasetError> {
     let (mut pos, mut gms) = tables(games, variant, generation, model_id, simulations)
-        .map_err(|e| DatasetError::Polars { path: dir.display().to_string(), source: e })?;
-    let pp = dir.join(format!("positions-{shard:05}.parquet"));
-    let gp = dir.join(format!("games-{shard:05}.parquet"));
-    // games first: a shard counts as complete when its positions file exists
-    write_parquet(&mut gms, &gp)?;
-    write_parquet(&mut pos, &pp)?;
-    Ok((pp, gp))
+        .map_err(|e| DatasetError::Polars { path: store.url().to_string(), source: e })?;
+    let (pp, gp) = shard_names(shard);
+    for (name, df) in [(&gp, &mut gms), (&pp, &mut pos)] {
+        let mut bytes = Vec::new();
+        ParquetWriter::new(&mut bytes)
+            .finish(df)
+            .map_err(|e| DatasetError::Polars { path: store.url_of(name), source: e })?;
+        store.put(name, bytes)?;
+    }
+    Ok((store.url_of(&pp), store.url_of(&gp)))
+}
+
+/// The number of rows of a stored Parquet object, from its footer (`None`: no such object).
+pub fn count_rows_at(store: &Store, name: &str) -> Result<Option<usize>, DatasetError> {
+    let Some(bytes) = store.get(name)? else { return Ok(None) };
+    let n = ParquetReader::new(std::io::Cursor::new(bytes))
+        .num_rows()
+        .map_err(|e| DatasetError::Polars { path: store.url_of(name), source: e })?;
+    Ok(Some(n))
 }
 
 /// One training sample read back from a positions file.

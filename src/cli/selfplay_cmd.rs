@@ -1,22 +1,25 @@
 //! `shogilab selfplay`: play self-play games with a chosen evaluator and write Parquet shards
-//! (`shogilab_pipeline::selfplay`). Re-running the same command resumes: complete shards are
-//! kept and skipped; other settings in the same folder are refused, naming the setting.
+//! (`shogilab_pipeline::selfplay`) into a folder or a bucket prefix. Re-running the same
+//! command resumes: complete shards are kept and skipped; other settings in the same location
+//! are refused, naming the setting. `--task-index I --task-count N` plays only task I's shards
+//! and prints one JSON line for a scheduler.
 
 use super::VariantArgs;
 use anyhow::Result;
 use clap::Args;
-/// Evaluators by name (used by `values --probe`).
 use shogilab_pipeline::{run_selfplay, SelfplayJob};
 use shogilab_selfplay::SelfplayConfig;
-use std::path::PathBuf;
+use shogilab_store::{Store, Task};
+use std::time::Instant;
 
 #[derive(Args)]
 pub struct SelfplayArgs {
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// Output folder (one generation of shards).
-    #[arg(long)]
-    pub out: PathBuf,
+    /// Output location (one generation of shards): a folder or s3://bucket/prefix (S3 settings
+    /// from the AWS_* environment variables).
+    #[arg(long, value_name = "URL")]
+    pub out: String,
     /// Number of games (a continued folder may grow from a whole number of shards).
     #[arg(long, default_value_t = 32)]
     pub games: u64,
@@ -42,6 +45,13 @@ pub struct SelfplayArgs {
     /// Generation number recorded in the data.
     #[arg(long, default_value_t = 0)]
     pub generation: u32,
+    /// Play only the shards s with s % N == I of this task, then print one JSON line (the
+    /// task, its games, the games played now, seconds, its shards). Stored shards are skipped.
+    #[arg(long, value_name = "I", requires = "task_count")]
+    pub task_index: Option<u64>,
+    /// Number of tasks the shards are split into (with --task-index).
+    #[arg(long, value_name = "N", requires = "task_index")]
+    pub task_count: Option<u64>,
 }
 
 pub fn run(a: SelfplayArgs) -> Result<()> {
@@ -49,23 +59,41 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     let mut cfg =
         SelfplayConfig { concurrent: a.concurrent, max_plies: a.max_plies, ..Default::default() };
     cfg.search.simulations = a.simulations;
+    let task = match (a.task_index, a.task_count) {
+        (Some(i), Some(n)) => Some(Task::new(i, n)?),
+        _ => None,
+    };
+    let t0 = Instant::now();
     let job = SelfplayJob {
-        out: a.out,
+        out: Store::open(&a.out)?,
         games: a.games,
         shard_games: a.shard_games,
         seed: a.seed,
         evaluator: a.evaluator,
         generation: a.generation,
         cfg,
+        task,
     };
     let s = run_selfplay(&v, &job)?;
+    if let Some(task) = task {
+        let line = serde_json::json!({
+            "task": task.index,
+            "tasks": task.count,
+            "games": s.games,
+            "played": s.games_played,
+            "seconds": t0.elapsed().as_secs_f64(),
+            "shards": s.shards,
+        });
+        println!("{line}");
+        return Ok(());
+    }
     println!(
         "{} games ({} played now), {} positions in {} shards under {}",
         s.games,
         s.games_played,
         s.positions,
         s.shards.len(),
-        s.out.display()
+        s.out
     );
     Ok(())
 }

@@ -19,6 +19,7 @@ use shogilab_eval::values::study::{
 };
 use shogilab_eval::values::{jsonl, texel, Kinds};
 use shogilab_selfplay::{Evaluator, Material, PieceValues, Uniform};
+use shogilab_store::{Store, Task};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +34,19 @@ pub struct ValuesArgs {
     /// <variant>-intervals.png, and the game log games/<variant>/ (Parquet part files).
     #[arg(long, default_value = "reports/piece-values")]
     pub out: PathBuf,
+    /// Game log location: a folder or s3://bucket/prefix (S3 settings from the AWS_*
+    /// environment variables). Default: <out>/games/<variant>.
+    #[arg(long, value_name = "URL")]
+    pub log: Option<String>,
+    /// Play only this task's share of the --games games (setups s with s % N == I, both
+    /// colours) and store it as the log's one part task-IIIII-of-NNNNN.parquet, then stop (no
+    /// fit). A stored task plays nothing. The same command without the task options fits
+    /// every part. See the README's "Running on a cluster".
+    #[arg(long, value_name = "I", requires = "task_count")]
+    pub task_index: Option<u64>,
+    /// Number of tasks the games are split into (with --task-index).
+    #[arg(long, value_name = "N", requires = "task_index")]
+    pub task_count: Option<u64>,
     /// Imbalance games of these setup rules the log should hold (missing ones are played; 0 =
     /// play none). Every game of the same engine in the log is fitted, whatever its setup rules.
     #[arg(long, default_value_t = 200)]
@@ -222,9 +236,11 @@ fn study_config(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyConfig> {
         .map(|s| if s.contains(' ') { format!("'{s}'") } else { s })
         .collect::<Vec<_>>()
         .join(" ");
+    let log = a.log.as_deref().map(Store::open).transpose()?;
     Ok(StudyConfig {
         variant: Arc::clone(v),
         out: a.out.clone(),
+        log,
         games: a.games,
         threads: a
             .threads
@@ -336,9 +352,34 @@ fn play(study: &mut Study, max_minutes: Option<f64>) -> Result<()> {
         bail!(
             "interrupted: {} new games kept in {} ({total} in all), nothing fitted; the same command continues",
             played.games,
-            study.log().dir().display()
+            study.log().url()
         );
     }
+    Ok(())
+}
+
+/// One task: its games into its part of the log, then one JSON line on stdout (the task, its
+/// games, the games played now, seconds, the part's URL) for a scheduler to read.
+fn play_task(study: &mut Study, task: Task) -> Result<()> {
+    let t0 = Instant::now();
+    let mut bars = Bars::default();
+    let interrupted = Arc::new(AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&interrupted))
+            .context("installing the signal handlers")?;
+    }
+    let stop = || interrupted.load(Ordering::Relaxed);
+    let outcome = study.play_task(task, &stop, &mut bars)?;
+    bars.finish();
+    let line = serde_json::json!({
+        "task": task.index,
+        "tasks": task.count,
+        "games": outcome.games,
+        "played": outcome.played,
+        "seconds": t0.elapsed().as_secs_f64(),
+        "object": outcome.url,
+    });
+    println!("{line}");
     Ok(())
 }
 
@@ -368,9 +409,13 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         }
         e => e.into(),
     })?;
+    if let (Some(i), Some(n)) = (a.task_index, a.task_count) {
+        return play_task(&mut study, Task::new(i, n)?);
+    }
     if study.to_play() > 0 {
         play(&mut study, a.max_minutes)?;
     }
+    println!("{}", study.log_summary()?);
     let mut bars = Bars::default();
     let result = study.fit(&mut bars)?;
     bars.finish();

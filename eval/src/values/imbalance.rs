@@ -16,6 +16,7 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use shogilab_engine::variant::TYPE_MASK;
 use shogilab_engine::{Color, EngineError, Game, MoveList, Position, Variant};
+use shogilab_store::Task;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -53,6 +54,10 @@ pub enum ImbalanceError {
     NoPawn,
     #[error("no imbalance games to fit")]
     NoGames,
+    #[error("{url}: a part of this log split into {found} tasks; --task-count {asked} would split it otherwise (use the same task count, or another --log)")]
+    TaskCount { url: String, found: u32, asked: u32 },
+    #[error("{task}: stopped after {played} of its {of} games; nothing stored (the task plays them again when rerun)")]
+    TaskStopped { task: Task, played: usize, of: usize },
     #[error(transparent)]
     Log(#[from] LogError),
 }
@@ -461,6 +466,45 @@ fn jobs_for(games: &[GameLine], agent: &str, target: usize) -> Vec<(usize, u8)> 
         .collect()
 }
 
+/// Play `jobs` on `threads` threads; `take` sees each game as it finishes and returns false
+/// to start no new game (the games in flight still finish and are seen). `stop` is checked
+/// before each game.
+fn play_jobs(
+    v: &Arc<Variant>,
+    cfg: &ImbalanceConfig,
+    jobs: &[(usize, u8)],
+    threads: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+    take: &mut dyn FnMut(GameLine) -> bool,
+) {
+    let kinds = Kinds::new(v);
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<GameLine>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            let tx = tx.clone();
+            let (next, kinds) = (&next, &kinds);
+            scope.spawn(move || {
+                let mut searcher = Searcher::new(v, cfg);
+                while !stop() {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(setup, swap)) = jobs.get(i) else { break };
+                    let g = play_one(v, kinds, cfg, &mut searcher, setup, swap);
+                    if tx.send(g).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for g in rx {
+            if !take(g) {
+                next.store(usize::MAX / 2, Ordering::Relaxed);
+            }
+        }
+    });
+}
+
 /// Play games until the log holds `plan.target` games of these setup rules (setups
 /// `0..target/2`, both colours), or until `stop` says so (checked before each game). Games
 /// are appended to `log` in parts of `plan.part_games` (`on_game` sees each one as it
@@ -474,55 +518,92 @@ pub fn run_games(
     stop: &(dyn Fn() -> bool + Sync),
     on_game: &mut dyn FnMut(&GameLine, usize),
 ) -> Result<Vec<GameLine>, ImbalanceError> {
-    let kinds = Kinds::new(v);
     let mut games = log.read_games()?;
     check_engine(log, &games, cfg)?;
     let jobs = jobs_for(&games, &cfg.agent_id(), plan.target);
-    if jobs.is_empty() {
-        return Ok(games);
-    }
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<GameLine>();
     let mut written = games.len();
     let mut write_err: Option<LogError> = None;
-    std::thread::scope(|scope| {
-        for _ in 0..plan.threads.max(1) {
-            let tx = tx.clone();
-            let (next, jobs, kinds) = (&next, &jobs, &kinds);
-            scope.spawn(move || {
-                let mut searcher = Searcher::new(v, cfg);
-                loop {
-                    if stop() {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(setup, swap)) = jobs.get(i) else { break };
-                    let g = play_one(v, kinds, cfg, &mut searcher, setup, swap);
-                    if tx.send(g).is_err() {
-                        break;
-                    }
-                }
-            });
+    play_jobs(v, cfg, &jobs, plan.threads, stop, &mut |g| {
+        on_game(&g, games.len() + 1);
+        games.push(g);
+        if write_err.is_none() && games.len() - written >= plan.part_games.max(1) {
+            write_err = log.append_games(&games[written..]).err();
+            written = games.len();
         }
-        drop(tx);
-        for g in rx {
-            on_game(&g, games.len() + 1);
-            games.push(g);
-            if write_err.is_none() && games.len() - written >= plan.part_games.max(1) {
-                if let Err(e) = log.append_games(&games[written..]) {
-                    write_err = Some(e);
-                    // no new games: the ones in flight finish and are dropped
-                    next.store(usize::MAX / 2, Ordering::Relaxed);
-                }
-                written = games.len();
-            }
-        }
+        // after a failed write, no new games: the ones in flight finish and are dropped
+        write_err.is_none()
     });
     if let Some(e) = write_err {
         return Err(e.into());
     }
     log.append_games(&games[written..])?;
     Ok(games)
+}
+
+/// What one task of a split job did ([`run_task`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskOutcome {
+    /// The games of the task's part.
+    pub games: usize,
+    /// Games played by this call (0 when the part was already stored).
+    pub played: usize,
+    /// The part's URL.
+    pub url: String,
+}
+
+/// The (setup, colour) pairs of the first `target` games (setups `0..target/2`, both colours)
+/// that `task` owns (by setup) and the log's other parts do not hold.
+fn task_jobs(games: &[GameLine], agent: &str, target: usize, task: Task) -> Vec<(usize, u8)> {
+    let done: HashSet<(usize, u8)> =
+        games.iter().filter(|g| g.agent == agent).map(|g| (g.setup, g.swap)).collect();
+    (0..target)
+        .map(|i| (i / 2, (i % 2) as u8))
+        .filter(|&(s, w)| task.owns(s as u64) && !done.contains(&(s, w)))
+        .collect()
+}
+
+/// Play `task`'s share of the first `target` games of these setup rules and store them as
+/// the task's one part ([`GameLog::write_task`]), whole, once every game is played: a task
+/// stopped by `stop` stores nothing and says so. A task whose part exists plays nothing. A log
+/// that holds these setup rules' games split into another number of tasks is refused.
+pub fn run_task(
+    v: &Arc<Variant>,
+    cfg: &ImbalanceConfig,
+    log: &GameLog,
+    (task, target, threads): (Task, usize, usize),
+    stop: &(dyn Fn() -> bool + Sync),
+    on_game: &mut dyn FnMut(&GameLine, usize),
+) -> Result<TaskOutcome, ImbalanceError> {
+    let parts = log.task_parts()?;
+    if let Some((t, name)) = parts.iter().find(|(t, _)| t.count != task.count) {
+        let url = format!("{}/{name}", log.url());
+        return Err(ImbalanceError::TaskCount { url, found: t.count, asked: task.count });
+    }
+    if let Some(games) = log.read_task(task)? {
+        return Ok(TaskOutcome { games: games.len(), played: 0, url: log.task_url(task) });
+    }
+    // the numbered parts, and one other task's part for the engine check (tasks own disjoint
+    // setups: the others need not be read)
+    let mut numbered = log.read_numbered_games()?;
+    let sample = match parts.first() {
+        Some((t, _)) => log.read_task(*t)?.unwrap_or_default(),
+        None => Vec::new(),
+    };
+    check_engine(log, &[&numbered[..], &sample[..]].concat(), cfg)?;
+    numbered.retain(|g| g.agent == cfg.agent_id());
+    let jobs = task_jobs(&numbered, &cfg.agent_id(), target, task);
+    let mut games = Vec::with_capacity(jobs.len());
+    play_jobs(v, cfg, &jobs, threads, stop, &mut |g| {
+        on_game(&g, games.len() + 1);
+        games.push(g);
+        true
+    });
+    if games.len() < jobs.len() {
+        return Err(ImbalanceError::TaskStopped { task, played: games.len(), of: jobs.len() });
+    }
+    games.sort_by_key(|g| (g.setup, g.swap));
+    let url = log.write_task(task, &games)?;
+    Ok(TaskOutcome { games: games.len(), played: games.len(), url })
 }
 
 /// Refuse a log that holds games of another engine than `cfg`'s.
@@ -534,7 +615,7 @@ pub fn check_engine(
     let engine = cfg.engine_id();
     match games.iter().find(|g| engine_of(&g.agent) != engine) {
         Some(g) => Err(ImbalanceError::OtherEngine {
-            log: log.dir().into(),
+            log: log.url().into(),
             found: engine_of(&g.agent).into(),
             expected: engine,
         }),

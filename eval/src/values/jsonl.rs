@@ -103,7 +103,7 @@ pub fn convert(jsonl: &Path) -> Result<Converted, JsonlError> {
         });
     }
     if !log.is_empty()? {
-        return Err(JsonlError::Exists { dir: log.dir().into() });
+        return Err(JsonlError::Exists { dir: log.url().into() });
     }
     let (games, torn) = read_lines::<GameLine>(jsonl, "game")?;
     let (sessions, _) = read_lines::<SessionLine>(&sessions_path, "session")?;
@@ -116,13 +116,11 @@ pub fn convert(jsonl: &Path) -> Result<Converted, JsonlError> {
     };
     if let Some((path, what, index)) = differs {
         for table in [Table::Games, Table::Sessions] {
-            for part in log.parts(table)? {
-                let _ = std::fs::remove_file(part);
-            }
+            let _ = log.remove_parts(&log.parts(table)?);
         }
-        return Err(JsonlError::ReadBack { dir: log.dir().into(), path, what, index });
+        return Err(JsonlError::ReadBack { dir: log.url().into(), path, what, index });
     }
-    Ok(Converted { log: log.dir().into(), games: games.len(), sessions: sessions.len(), torn })
+    Ok(Converted { log: log.url().into(), games: games.len(), sessions: sessions.len(), torn })
 }
 
 /// The index of the first record that differs between two lists (or the shorter length).

@@ -1,15 +1,20 @@
-//! The imbalance game log of `shogilab values`: Parquet part files (zstd) in one folder per
-//! variant, `<out>/games/<variant>/`, holding two tables.
+//! The imbalance game log of `shogilab values`: Parquet part files (zstd) in one location per
+//! variant (a folder, by default `<out>/games/<variant>/`, or a bucket prefix: a
+//! [`shogilab_store::Store`]), holding two tables.
 //!
 //! * `games-NNNNN.parquet`: one row per game ([`GameLine`]).
+//! * `task-IIIII-of-NNNNN.parquet`: the games of task I of a job split into N tasks
+//!   ([`shogilab_store::Task`]), one part per task, written once complete.
 //! * `sessions-NNNNN.parquet`: one row per playing session ([`SessionLine`]).
 //!
-//! Appending writes a new part (the next number of its table) through
-//! [`shogilab_fsio::AtomicFile`], so a part is either complete or absent; old parts are never
-//! rewritten. Readers take every part whose name is exactly `games-<digits>.parquet` (or
-//! `sessions-...`), in the order of their numbers, which is the order they were appended in;
-//! temporary files (`.games-00003.parquet.XXXX.tmp`) and other names are ignored. One writer
-//! per log: two processes appending to the same folder at once could pick the same number.
+//! Appending writes a new part (the next number of its table) whole ([`Store::put`]), so a
+//! part is either complete or absent; old parts are never rewritten. Readers take every part
+//! whose name is exactly `games-<digits>.parquet`, `task-<5 digits>-of-<5 digits>.parquet` (or
+//! `sessions-...`): numbered parts in the order of their numbers, which is the order they were
+//! appended in, then the task parts' games by setup and colour; temporary files
+//! (`.games-00003.parquet.XXXX.tmp`) and other names are ignored. One appending writer per log
+//! (two processes appending at once could pick the same number); any number of tasks, each
+//! writing only its own part.
 //!
 //! Games table, column by column (every column is required, none is null):
 //!
@@ -46,7 +51,7 @@ use super::imbalance::GameLine;
 use polars::prelude::*;
 use polars_parquet::write::ZstdLevel;
 use serde::{Deserialize, Serialize};
-use shogilab_fsio::{AtomicFile, FsioError};
+use shogilab_store::{Store, StoreError, Task};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -93,7 +98,7 @@ pub enum LogError {
     #[error("{path}: row {row}: {problem}")]
     Row { path: PathBuf, row: usize, problem: String },
     #[error(transparent)]
-    Write(#[from] FsioError),
+    Store(#[from] StoreError),
 }
 
 /// The two tables of a log.
@@ -115,13 +120,19 @@ impl Table {
 /// A game log folder (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct GameLog {
-    dir: PathBuf,
+    store: Store,
 }
 
 impl GameLog {
-    /// The log in `dir` (which need not exist yet: an absent folder is an empty log).
+    /// The log in local folder `dir` (which need not exist yet: an absent folder is an empty
+    /// log).
     pub fn new(dir: impl Into<PathBuf>) -> GameLog {
-        GameLog { dir: dir.into() }
+        GameLog { store: Store::folder(dir) }
+    }
+
+    /// The log at a location (a folder or a bucket prefix).
+    pub fn at(store: Store) -> GameLog {
+        GameLog { store }
     }
 
     /// The log of `variant` under a report folder: `<out>/games/<variant>/`.
@@ -129,28 +140,28 @@ impl GameLog {
         GameLog::new(out.join("games").join(variant))
     }
 
-    /// The folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    /// The location's URL (a folder's path).
+    pub fn url(&self) -> &str {
+        self.store.url()
     }
 
-    /// The parts of a table, in append order (by number).
-    pub fn parts(&self, table: Table) -> Result<Vec<PathBuf>, LogError> {
-        let entries = match std::fs::read_dir(&self.dir) {
-            Ok(rd) => rd,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(LogError::Io { path: self.dir.clone(), source: e }),
-        };
-        let mut parts: Vec<(u64, PathBuf)> = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| LogError::Io { path: self.dir.clone(), source: e })?;
-            let name = entry.file_name();
-            if let Some(n) = name.to_str().and_then(|n| part_number(n, table)) {
-                parts.push((n, entry.path()));
-            }
+    /// The parts of a table: the numbered parts in append order, then (games only) the task
+    /// parts by task count and index.
+    pub fn parts(&self, table: Table) -> Result<Vec<String>, LogError> {
+        let mut out = numbered(&self.store.list()?, table);
+        if table == Table::Games {
+            out.extend(self.task_parts()?.into_iter().map(|(_, n)| n));
         }
-        parts.sort();
-        Ok(parts.into_iter().map(|(_, p)| p).collect())
+        Ok(out)
+    }
+
+    /// The task parts ([`GameLog::write_task`]) with their tasks, by task count and index.
+    pub fn task_parts(&self) -> Result<Vec<(Task, String)>, LogError> {
+        let mut tasks: Vec<(Task, String)> = (self.store.list()?.into_iter())
+            .filter_map(|n| Some((Task::parse_object_name(&n, TASK_STEM, "parquet")?, n)))
+            .collect();
+        tasks.sort_by_key(|(t, _)| (t.count, t.index));
+        Ok(tasks)
     }
 
     /// Whether the log holds any part of either table.
@@ -158,22 +169,31 @@ impl GameLog {
         Ok(self.parts(Table::Games)?.is_empty() && self.parts(Table::Sessions)?.is_empty())
     }
 
-    /// The path the next part of `table` gets.
-    fn next_part(&self, table: Table) -> Result<PathBuf, LogError> {
-        let next = self
-            .parts(table)?
-            .iter()
-            .filter_map(|p| p.file_name()?.to_str().and_then(|n| part_number(n, table)))
-            .max()
-            .map_or(0, |n| n + 1);
-        Ok(self.dir.join(format!("{}{next:05}.parquet", table.prefix())))
+    /// The name the next numbered part of `table` gets.
+    fn next_part(&self, table: Table) -> Result<String, LogError> {
+        let names = self.store.list()?;
+        let next = names.iter().filter_map(|n| part_number(n, table)).max().map_or(0, |n| n + 1);
+        Ok(format!("{}{next:05}.parquet", table.prefix()))
     }
 
-    /// Every game, in the order appended.
+    /// Every game: the numbered parts' in the order appended, then the task parts' sorted by
+    /// engine and setup rules, setup and colour (the order in which one thread plays them).
     pub fn read_games(&self) -> Result<Vec<GameLine>, LogError> {
+        let mut out = self.read_numbered_games()?;
+        let mut tasks = Vec::new();
+        for (task, _) in self.task_parts()? {
+            tasks.extend(self.read_task(task)?.unwrap_or_default());
+        }
+        tasks.sort_by(|a, b| (&a.agent, a.setup, a.swap).cmp(&(&b.agent, b.setup, b.swap)));
+        out.extend(tasks);
+        Ok(out)
+    }
+
+    /// The games of the numbered parts, in the order appended.
+    pub fn read_numbered_games(&self) -> Result<Vec<GameLine>, LogError> {
         let mut out = Vec::new();
-        for p in self.parts(Table::Games)? {
-            out.extend(read_games_part(&p)?);
+        for name in numbered(&self.store.list()?, Table::Games) {
+            out.extend(read_games_part(&self.store.url_of(&name), &self.fetch(&name)?)?);
         }
         Ok(out)
     }
@@ -181,33 +201,86 @@ impl GameLog {
     /// Every session, in the order appended.
     pub fn read_sessions(&self) -> Result<Vec<SessionLine>, LogError> {
         let mut out = Vec::new();
-        for p in self.parts(Table::Sessions)? {
-            out.extend(read_sessions_part(&p)?);
+        for name in self.parts(Table::Sessions)? {
+            out.extend(read_sessions_part(&self.store.url_of(&name), &self.fetch(&name)?)?);
         }
         Ok(out)
     }
 
-    /// Append games as a new part; returns its path (nothing is written for no games).
-    pub fn append_games(&self, games: &[GameLine]) -> Result<Option<PathBuf>, LogError> {
+    /// An object listed a moment ago (gone since: an error naming it).
+    fn fetch(&self, name: &str) -> Result<Vec<u8>, LogError> {
+        self.store.get(name)?.ok_or_else(|| LogError::Io {
+            path: self.store.url_of(name).into(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "removed while reading"),
+        })
+    }
+
+    /// Append games as a new part; returns its URL (nothing is written for no games).
+    pub fn append_games(&self, games: &[GameLine]) -> Result<Option<String>, LogError> {
         if games.is_empty() {
             return Ok(None);
         }
-        let path = self.next_part(Table::Games)?;
-        let mut df = games_frame(games).map_err(parquet_err(&path))?;
-        write_part(&path, &mut df)?;
-        Ok(Some(path))
+        let name = self.next_part(Table::Games)?;
+        self.write_games(&name, games).map(Some)
     }
 
-    /// Append sessions as a new part; returns its path (nothing is written for none).
-    pub fn append_sessions(&self, sessions: &[SessionLine]) -> Result<Option<PathBuf>, LogError> {
+    /// Write a task's games as its one part, `task-IIIII-of-NNNNN.parquet`, replacing any
+    /// earlier copy (a rerun plays the same games); returns its URL.
+    pub fn write_task(&self, task: Task, games: &[GameLine]) -> Result<String, LogError> {
+        self.write_games(&task.object_name(TASK_STEM, "parquet"), games)
+    }
+
+    /// The URL of a task's part.
+    pub fn task_url(&self, task: Task) -> String {
+        self.store.url_of(&task.object_name(TASK_STEM, "parquet"))
+    }
+
+    /// A task's games, if its part exists.
+    pub fn read_task(&self, task: Task) -> Result<Option<Vec<GameLine>>, LogError> {
+        let name = task.object_name(TASK_STEM, "parquet");
+        match self.store.get(&name)? {
+            Some(bytes) => Ok(Some(read_games_part(&self.store.url_of(&name), &bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn write_games(&self, name: &str, games: &[GameLine]) -> Result<String, LogError> {
+        let url = self.store.url_of(name);
+        let mut df = games_frame(games).map_err(parquet_err(Path::new(&url)))?;
+        self.store.put(name, part_bytes(&url, &mut df)?)?;
+        Ok(url)
+    }
+
+    /// Append sessions as a new part; returns its URL (nothing is written for none).
+    pub fn append_sessions(&self, sessions: &[SessionLine]) -> Result<Option<String>, LogError> {
         if sessions.is_empty() {
             return Ok(None);
         }
-        let path = self.next_part(Table::Sessions)?;
-        let mut df = sessions_frame(sessions).map_err(parquet_err(&path))?;
-        write_part(&path, &mut df)?;
-        Ok(Some(path))
+        let name = self.next_part(Table::Sessions)?;
+        let url = self.store.url_of(&name);
+        let mut df = sessions_frame(sessions).map_err(parquet_err(Path::new(&url)))?;
+        self.store.put(&name, part_bytes(&url, &mut df)?)?;
+        Ok(Some(url))
     }
+
+    /// Remove parts (by name; the converter undoes a conversion that did not read back equal).
+    pub fn remove_parts(&self, names: &[String]) -> Result<(), LogError> {
+        for n in names {
+            self.store.delete(n)?;
+        }
+        Ok(())
+    }
+}
+
+/// The stem of task part names (`task-00003-of-00008.parquet`).
+const TASK_STEM: &str = "task";
+
+/// The numbered parts of `table` among `names`, in the order of their numbers.
+fn numbered(names: &[String], table: Table) -> Vec<String> {
+    let mut parts: Vec<(u64, &String)> =
+        names.iter().filter_map(|n| Some((part_number(n, table)?, n))).collect();
+    parts.sort();
+    parts.into_iter().map(|(_, n)| n.clone()).collect()
 }
 
 /// The number of a part file name of `table` (`games-00012.parquet` -> 12).
@@ -227,17 +300,17 @@ fn parquet_err(path: &Path) -> impl Fn(PolarsError) -> LogError + '_ {
 /// smaller than the default level 3 (the chu log: 25.0 MB at level 3); parts are written once.
 const ZSTD_LEVEL: i32 = 19;
 
-/// Write a part atomically, zstd-compressed.
-fn write_part(path: &Path, df: &mut DataFrame) -> Result<(), LogError> {
+/// A part's bytes, zstd-compressed.
+fn part_bytes(url: &str, df: &mut DataFrame) -> Result<Vec<u8>, LogError> {
+    let path = Path::new(url);
     let level = ZstdLevel::try_new(ZSTD_LEVEL).map_err(parquet_err(path))?;
-    let mut f = AtomicFile::create(path)?;
-    ParquetWriter::new(f.file())
+    let mut bytes = Vec::new();
+    ParquetWriter::new(&mut bytes)
         .with_compression(ParquetCompression::Zstd(Some(level)))
         .with_data_page_size(Some(DATA_PAGE_BYTES))
         .finish(df)
         .map_err(parquet_err(path))?;
-    f.commit()?;
-    Ok(())
+    Ok(bytes)
 }
 
 fn column<T>(name: &str, values: Vec<T>) -> Column
@@ -308,10 +381,14 @@ struct Part {
 }
 
 impl Part {
-    fn read(path: &Path, columns: &[(&'static str, DataType)]) -> Result<Part, LogError> {
-        let file =
-            std::fs::File::open(path).map_err(|e| LogError::Io { path: path.into(), source: e })?;
-        let df = ParquetReader::new(file).finish().map_err(parquet_err(path))?;
+    fn read(
+        url: &str,
+        bytes: &[u8],
+        columns: &[(&'static str, DataType)],
+    ) -> Result<Part, LogError> {
+        let path = Path::new(url);
+        let df =
+            ParquetReader::new(std::io::Cursor::new(bytes)).finish().map_err(parquet_err(path))?;
         for (name, dtype) in columns {
             let problem = match df.column(name) {
                 Err(_) => "is missing".to_string(),
@@ -381,9 +458,9 @@ fn game_columns() -> [(&'static str, DataType); 13] {
     ]
 }
 
-/// The games of one part file, checked column by column.
-pub fn read_games_part(path: &Path) -> Result<Vec<GameLine>, LogError> {
-    let part = Part::read(path, &game_columns())?;
+/// The games of one part (its URL, for messages, and its bytes), checked column by column.
+pub fn read_games_part(url: &str, bytes: &[u8]) -> Result<Vec<GameLine>, LogError> {
+    let part = Part::read(url, bytes, &game_columns())?;
     let (setup, swap, seed) = (part.u64("setup")?, part.u32("swap")?, part.u64("seed")?);
     let (agent, sfen, term) = (part.str("agent")?, part.str("sfen")?, part.str("termination")?);
     let (result, plies, ms) = (part.f64("result")?, part.u32("plies")?, part.u64("ms")?);
@@ -456,9 +533,9 @@ fn session_columns() -> [(&'static str, DataType); 6] {
     ]
 }
 
-/// The sessions of one part file, checked column by column.
-pub fn read_sessions_part(path: &Path) -> Result<Vec<SessionLine>, LogError> {
-    let part = Part::read(path, &session_columns())?;
+/// The sessions of one part (its URL and bytes), checked column by column.
+pub fn read_sessions_part(url: &str, bytes: &[u8]) -> Result<Vec<SessionLine>, LogError> {
+    let part = Part::read(url, bytes, &session_columns())?;
     let (agent, played, seconds) = (part.str("agent")?, part.u64("played")?, part.f64("seconds")?);
     let (threads, note) = (part.u64("threads")?, part.str("note")?);
     let mut out = Vec::with_capacity(part.df.height());
@@ -527,13 +604,10 @@ mod tests {
         log.append_sessions(std::slice::from_ref(&s)).unwrap();
         log.append_sessions(std::slice::from_ref(&t)).unwrap();
         assert_eq!(log.read_sessions().unwrap(), vec![s, t]);
-        let names: Vec<String> = log
-            .parts(Table::Games)
-            .unwrap()
-            .iter()
-            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, ["games-00000.parquet", "games-00001.parquet"]);
+        assert_eq!(
+            log.parts(Table::Games).unwrap(),
+            ["games-00000.parquet", "games-00001.parquet"]
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -544,11 +618,11 @@ mod tests {
         let path = dir.join("games-00000.parquet");
         let mut df = games_frame(&[game(0, 0, "")]).unwrap();
         let _ = df.drop_in_place("ms").unwrap();
-        write_part(&path, &mut df).unwrap();
+        std::fs::write(&path, part_bytes("x", &mut df).unwrap()).unwrap();
         let e = GameLog::new(&dir).read_games().unwrap_err().to_string();
         assert!(e.contains("games-00000.parquet") && e.contains("\"ms\" is missing"), "{e}");
         let mut df = games_frame(&[game(0, 0, ""), game(0, 3, "")]).unwrap();
-        write_part(&path, &mut df).unwrap();
+        std::fs::write(&path, part_bytes("x", &mut df).unwrap()).unwrap();
         let e = GameLog::new(&dir).read_games().unwrap_err().to_string();
         assert!(e.contains("row 1: swap 3"), "{e}");
         std::fs::write(&path, b"not parquet").unwrap();

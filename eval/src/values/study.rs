@@ -5,8 +5,8 @@
 //! writes the CSV, Markdown and chart files. The binary only parses arguments, loads the
 //! inputs and shows progress ([`Progress`]).
 
-use super::imbalance::{self, GameLine, ImbalanceConfig, ImbalanceError, RunPlan};
-use super::log::{GameLog, LogError, SessionLine};
+use super::imbalance::{self, GameLine, ImbalanceConfig, ImbalanceError, RunPlan, TaskOutcome};
+use super::log::{GameLog, LogError, SessionLine, Table};
 use super::output::OutputError;
 use super::probe::{self, ProbeError};
 use super::report::{self, PrimaryRow, Reference};
@@ -14,6 +14,7 @@ use super::texel::{self, TexelData, TexelError};
 use super::{Kinds, MethodResult};
 use shogilab_engine::{Position, Variant};
 use shogilab_selfplay::Evaluator;
+use shogilab_store::{Store, Task};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -73,8 +74,10 @@ impl Primary {
 #[derive(Debug, Clone)]
 pub struct StudyConfig {
     pub variant: Arc<Variant>,
-    /// Report folder; the game log is `<out>/games/<variant>/`.
+    /// Report folder.
     pub out: PathBuf,
+    /// Where the game log is: default `<out>/games/<variant>/`.
+    pub log: Option<Store>,
     /// Imbalance games of these setup rules the log should hold.
     pub games: usize,
     pub threads: usize,
@@ -174,9 +177,12 @@ impl Study {
         if kinds.pawn.is_none() {
             return Err(StudyError::NoPawn(v.name.clone()));
         }
-        let log = GameLog::of_variant(&cfg.out, &v.name);
+        let log = match &cfg.log {
+            Some(store) => GameLog::at(store.clone()),
+            None => GameLog::of_variant(&cfg.out, &v.name),
+        };
         let old = cfg.out.join("games").join(format!("{}.jsonl", v.name));
-        if old.exists() && log.is_empty()? {
+        if cfg.log.is_none() && old.exists() && log.is_empty()? {
             return Err(StudyError::OldLog { path: old });
         }
         let games = log.read_games()?;
@@ -234,6 +240,39 @@ impl Study {
         )?;
         let seconds = t0.elapsed().as_secs_f64();
         Ok(Played { games: self.games.len() - before, seconds, threads: self.cfg.threads })
+    }
+
+    /// Play `task`'s share of the [`StudyConfig::games`] games into its one part of the log
+    /// ([`imbalance::run_task`]); nothing is fitted and no session is logged.
+    pub fn play_task(
+        &mut self,
+        task: Task,
+        stop: &(dyn Fn() -> bool + Sync),
+        progress: &mut dyn Progress,
+    ) -> Result<TaskOutcome, StudyError> {
+        let (v, cfg) = (&self.cfg.variant, &self.cfg.engine);
+        let split = (task, self.cfg.games, self.cfg.threads);
+        let mut played = 0;
+        let outcome = imbalance::run_task(v, cfg, &self.log, split, stop, &mut |g, _| {
+            played += 1;
+            progress.game(g, played);
+        })?;
+        Ok(outcome)
+    }
+
+    /// How the log's games are stored: task parts (and their task count) and other parts.
+    pub fn log_summary(&self) -> Result<String, StudyError> {
+        let tasks = self.log.task_parts()?;
+        let numbered = self.log.parts(Table::Games)?.len() - tasks.len();
+        let split = match tasks.first() {
+            Some((t, _)) => format!("{} task parts (of {} tasks)", tasks.len(), t.count),
+            None => "0 task parts".to_string(),
+        };
+        Ok(format!(
+            "log {}: {split}, {numbered} other parts, {} games",
+            self.log.url(),
+            self.games.len()
+        ))
     }
 
     /// Log a playing session (none for a session that played nothing).

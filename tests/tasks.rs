@@ -1,0 +1,166 @@
+//! The task contract through the binary (`--task-index I --task-count N`), on local folders:
+//! the tasks of a values job each store one part, a rerun plays nothing, the merge finds every
+//! task and fits the same games and report as one process; another task count on the same log
+//! is refused and changes nothing; self-play tasks store their shards and the job without a
+//! task finds them all, equal to one process's. (The same on a Ray cluster and an S3 server:
+//! `scripts/test-cluster`.)
+
+mod common;
+
+use common::shogilab;
+use shogilab_eval::values::log::GameLog;
+use std::path::Path;
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    common::tmp("tasks", name)
+}
+
+/// The last line of a task's stdout, as JSON.
+fn task_line(text: &str) -> serde_json::Value {
+    let line = text.lines().find(|l| l.starts_with("{\"")).unwrap_or_else(|| panic!("{text}"));
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"))
+}
+
+const VALUES: [&str; 10] =
+    ["values", "-v", "shogi", "--games", "12", "--max-plies", "50", "--bootstrap", "20", "--seed"];
+
+fn values(log: &Path, out: &Path, extra: &[&str]) -> (bool, String) {
+    let mut args = VALUES.to_vec();
+    args.extend(["5", "--threads", "1", "--log", log.to_str().unwrap()]);
+    args.extend(["--out", out.to_str().unwrap()]);
+    args.extend(extra);
+    shogilab(&args)
+}
+
+/// The report's CSV files (the Markdown holds the command and timings).
+fn report(out: &Path) -> String {
+    ["shogi.csv", "shogi-all.csv", "shogi-effects.csv"]
+        .map(|f| std::fs::read_to_string(out.join(f)).unwrap())
+        .join("\n")
+}
+
+#[test]
+fn values_tasks_merge_into_the_games_and_fit_of_one_process() {
+    let root = tmp("values");
+    let (split, single) = (root.join("split-log"), root.join("single-log"));
+    let mut played = 0;
+    for i in ["0", "1", "2"] {
+        let (ok, text) =
+            values(&split, &root.join("unused"), &["--task-index", i, "--task-count", "3"]);
+        assert!(ok, "{text}");
+        let line = task_line(&text);
+        assert_eq!((line["task"].as_u64(), line["tasks"].as_u64()), (i.parse().ok(), Some(3)));
+        assert_eq!(line["games"], line["played"], "{line}");
+        assert!(line["object"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("task-0000{i}-of-00003.parquet")));
+        played += line["played"].as_u64().unwrap();
+    }
+    assert_eq!(played, 12, "setups 0-5 both colours, each game in exactly one task");
+    assert!(!root.join("unused").exists(), "a task writes no report");
+    // a rerun (a retried or duplicated task) plays nothing and keeps the part
+    let before = std::fs::read(split.join("task-00001-of-00003.parquet")).unwrap();
+    let (ok, text) =
+        values(&split, &root.join("unused"), &["--task-index", "1", "--task-count", "3"]);
+    assert!(ok, "{text}");
+    assert_eq!(task_line(&text)["played"], 0, "{text}");
+    assert_eq!(std::fs::read(split.join("task-00001-of-00003.parquet")).unwrap(), before);
+    // another split of the same log is refused, naming a part, and stores nothing
+    let (ok, text) =
+        values(&split, &root.join("unused"), &["--task-index", "0", "--task-count", "2"]);
+    assert!(
+        !ok && text.contains("task-00000-of-00003.parquet") && text.contains("--task-count 2"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_dir(&split).unwrap().count(), 3);
+    // the merge plays nothing and fits what one thread playing every game fits
+    let (ok, text) = values(&split, &root.join("split"), &[]);
+    assert!(ok, "{text}");
+    assert!(text.contains("3 task parts (of 3 tasks), 0 other parts, 12 games"), "{text}");
+    let (ok, text) = values(&single, &root.join("single"), &[]);
+    assert!(ok, "{text}");
+    let (a, b) =
+        (GameLog::new(&split).read_games().unwrap(), GameLog::new(&single).read_games().unwrap());
+    let key = |g: &shogilab_eval::values::imbalance::GameLine| {
+        (g.setup, g.swap, g.seed, g.result.to_bits(), g.moves.clone(), g.sfen.clone())
+    };
+    assert_eq!(a.iter().map(key).collect::<Vec<_>>(), b.iter().map(key).collect::<Vec<_>>());
+    assert_eq!(report(&root.join("split")), report(&root.join("single")));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+fn selfplay(out: &Path, extra: &[&str]) -> (bool, String) {
+    let mut args = vec!["selfplay", "-v", "shogi", "--games", "6", "--shard-games", "2"];
+    args.extend([
+        "--simulations",
+        "4",
+        "--evaluator",
+        "material",
+        "--max-plies",
+        "40",
+        "--seed",
+        "3",
+    ]);
+    args.extend(["--out", out.to_str().unwrap()]);
+    args.extend(extra);
+    shogilab(&args)
+}
+
+#[test]
+fn selfplay_tasks_store_the_shards_of_one_process() {
+    let root = tmp("selfplay");
+    let (split, single) = (root.join("split"), root.join("single"));
+    for i in ["0", "1"] {
+        let (ok, text) = selfplay(&split, &["--task-index", i, "--task-count", "2"]);
+        assert!(ok, "{text}");
+        let line = task_line(&text);
+        let shards = line["shards"].as_array().unwrap().len();
+        assert_eq!(shards, if i == "0" { 2 } else { 1 }, "shards 0, 2 and 1: {line}");
+    }
+    let (ok, merged) = selfplay(&split, &[]);
+    assert!(
+        ok && merged.contains("6 games (0 played now)") && merged.contains("in 3 shards"),
+        "{merged}"
+    );
+    let (ok, one) = selfplay(&single, &[]);
+    assert!(ok && one.contains("6 games (6 played now)"), "{one}");
+    let positions =
+        |t: &str| t.split(" positions").next().unwrap().rsplit(' ').next().unwrap().to_string();
+    assert_eq!(positions(&merged), positions(&one), "{merged}\n{one}");
+    for shard in 0..3 {
+        let name = format!("games-{shard:05}.parquet");
+        let games = |d: &Path| std::fs::read(d.join(&name)).unwrap();
+        assert!(
+            games(&split) == games(&single),
+            "{name} differs between the split and one process"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn impossible_tasks_and_locations_are_refused() {
+    let root = tmp("bad");
+    let out = root.to_str().unwrap();
+    let (ok, text) = shogilab(&[
+        "selfplay",
+        "-v",
+        "shogi",
+        "--out",
+        out,
+        "--task-index",
+        "2",
+        "--task-count",
+        "2",
+    ]);
+    assert!(!ok && text.contains("--task-index 2 --task-count 2"), "{text}");
+    let (ok, text) = shogilab(&["selfplay", "-v", "shogi", "--out", "gs://bucket/run"]);
+    assert!(
+        !ok && text.contains("gs://bucket/run") && text.contains("unsupported scheme"),
+        "{text}"
+    );
+    let (ok, text) = shogilab(&["values", "-v", "shogi", "--out", out, "--task-index", "0"]);
+    assert!(!ok && text.contains("--task-count"), "{text}");
+    assert!(!root.exists(), "nothing written");
+}
