@@ -138,6 +138,10 @@ pub trait Agent: Send {
     fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
         Ok(())
     }
+    /// Restart the agent's random stream from `seed` (a match calls it before each game with
+    /// a seed of the match seed and the game index, so that a game does not depend on the
+    /// games played before it by the same agent); nothing for agents without randomness.
+    fn reseed(&mut self, _seed: u64) {}
     /// Pick a move for the side to move. The game is not over.
     fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError>;
     /// The limits this agent plays at; by default none, so that an agent must declare each
@@ -175,6 +179,9 @@ impl RandomAgent {
 impl Agent for RandomAgent {
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn reseed(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
     }
     fn choose(&mut self, game: &Game, _limits: &Limits) -> Result<Choice, AgentError> {
         let legal = game.legal();
@@ -221,6 +228,9 @@ impl GreedyAgent {
 impl Agent for GreedyAgent {
     fn name(&self) -> String {
         "greedy".into()
+    }
+    fn reseed(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
     }
     fn choose(&mut self, game: &Game, _limits: &Limits) -> Result<Choice, AgentError> {
         let legal = game.legal();

@@ -22,6 +22,7 @@ pub mod engine_proc;
 pub mod gauntlet;
 pub mod logistic;
 pub mod r#match;
+pub mod match_tasks;
 pub mod mcts_agent;
 pub mod play;
 pub mod record;

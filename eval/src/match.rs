@@ -11,6 +11,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use shogilab_engine::{Color, Game, Move, Position, Variant};
+use shogilab_selfplay::worker::game_seed;
+use shogilab_store::Task;
 use std::sync::Arc;
 
 /// Match settings.
@@ -25,6 +27,8 @@ pub struct MatchConfig {
     pub seed: u64,
     /// Stop when the test decides.
     pub sprt: Option<Sprt>,
+    /// Play only this task's games: the openings (each played twice) it owns.
+    pub task: Option<Task>,
 }
 
 impl Default for MatchConfig {
@@ -36,6 +40,7 @@ impl Default for MatchConfig {
             opening_plies: 4,
             seed: 1,
             sprt: None,
+            task: None,
         }
     }
 }
@@ -165,15 +170,20 @@ impl MatchResult {
     /// Mean nodes (or simulations) per move of A and of B over the moves whose search size they
     /// reported; `None` for an agent that reported none.
     pub fn nodes_per_move(&self) -> [Option<f64>; 2] {
-        let mut sums = [(0u64, 0u64); 2];
+        self.searched().map(|[moves, nodes]| (moves > 0).then(|| nodes as f64 / moves as f64))
+    }
+
+    /// Per agent (A, B): moves whose search size was reported, and their nodes in all.
+    pub fn searched(&self) -> [[u64; 2]; 2] {
+        let mut sums = [[0u64; 2]; 2];
         for g in &self.games {
             let (a, b) = if g.a_black { (0, 1) } else { (1, 0) };
             for (agent, colour) in [(0, a), (1, b)] {
-                sums[agent].0 += g.result.searched[colour].0;
-                sums[agent].1 += g.result.searched[colour].1;
+                sums[agent][0] += g.result.searched[colour].0;
+                sums[agent][1] += g.result.searched[colour].1;
             }
         }
-        sums.map(|(moves, nodes)| (moves > 0).then(|| nodes as f64 / moves as f64))
+        sums
     }
 
     /// Games that ended by a forfeit of either side.
@@ -290,7 +300,14 @@ pub fn run_match(
     };
     for i in 0..cfg.games {
         let opening = i / 2;
+        if cfg.task.is_some_and(|t| !t.owns(opening as u64)) {
+            continue;
+        }
         let a_black = i % 2 == 0;
+        // each game's random streams come from the match seed and the game alone, so that a
+        // match split into tasks plays the games of one process
+        a.reseed(game_seed(cfg.seed, 2 * i as u64));
+        b.reseed(game_seed(cfg.seed, 2 * i as u64 + 1));
         let start = Position::start(variant);
         let moves = &openings[opening.min(openings.len() - 1)];
         let result = if a_black {

@@ -201,6 +201,9 @@ impl Agent for MctsAgent {
     fn name(&self) -> String {
         self.name.clone()
     }
+    fn reseed(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
+    }
     fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError> {
         let legal = game.legal();
         if legal.is_empty() {

@@ -6,14 +6,14 @@
 use crate::play::side_name;
 use crate::r#match::{GameRecord, MatchResult};
 use serde::{Deserialize, Serialize};
-use shogilab_fsio::{write_atomic, FsioError};
+use shogilab_store::{Store, StoreError};
 use std::path::{Path, PathBuf};
 
 /// Why a match folder could not be written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     #[error(transparent)]
-    Write(#[from] FsioError),
+    Store(#[from] StoreError),
     #[error("reading {path}: {source}")]
     Read {
         path: PathBuf,
@@ -124,6 +124,16 @@ pub struct MatchRecord {
     pub elo_ci95: [f64; 2],
     /// Games lost by forfeit (crash, timeout, illegal move), either side.
     pub forfeits: usize,
+    /// A's wins by B's forfeit (part of `wins`).
+    #[serde(default)]
+    pub forfeit_wins: u64,
+    /// A's losses by its own forfeit (part of `losses`).
+    #[serde(default)]
+    pub forfeit_losses: u64,
+    /// Per agent (A, B): moves whose search size was reported, and their nodes in all (the
+    /// sums behind `nodes_per_move`, so that records of parts of a match add up).
+    #[serde(default)]
+    pub searched: [[u64; 2]; 2],
     /// Mean nodes (alpha-beta) or simulations (MCTS) per move of A and of B, where reported.
     #[serde(default)]
     pub nodes_per_move: [Option<f64>; 2],
@@ -146,6 +156,9 @@ impl MatchRecord {
             elo: s.elo,
             elo_ci95: [s.elo_ci.0, s.elo_ci.1],
             forfeits: r.forfeits(),
+            forfeit_wins: r.forfeit_wins,
+            forfeit_losses: r.forfeit_losses,
+            searched: r.searched(),
             nodes_per_move: r.nodes_per_move(),
             sprt: r.sprt.map(|t| SprtRecord {
                 llr: t.llr,
@@ -224,6 +237,28 @@ fn markdown(r: &MatchRecord, variant: &str) -> String {
     )
 }
 
+/// A match's games in the three per-game files' forms, in game order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GameLines {
+    /// `games.txt`: `replay` lines.
+    pub replay: Vec<String>,
+    /// `games.jsonl`: [`game_json`] objects.
+    pub json: Vec<serde_json::Value>,
+    /// `games.log`: [`game_line`] lines.
+    pub log: Vec<String>,
+}
+
+impl GameLines {
+    /// The lines of a match's games.
+    pub fn of(r: &MatchResult) -> GameLines {
+        GameLines {
+            replay: r.games.iter().map(|g| g.result.replay_line()).collect(),
+            json: r.games.iter().map(|g| game_json(g, None)).collect(),
+            log: r.games.iter().map(game_line).collect(),
+        }
+    }
+}
+
 /// Write a match's folder (see the module documentation); `match.json` is written last, so its
 /// presence marks the match complete.
 pub fn write_match_dir(
@@ -232,17 +267,27 @@ pub fn write_match_dir(
     variant: &str,
 ) -> Result<MatchRecord, RecordError> {
     let record = MatchRecord::of(r);
-    let lines: String = r.games.iter().map(|g| g.result.replay_line() + "\n").collect();
-    write_atomic(&dir.join("games.txt"), lines.as_bytes())?;
-    let jl: String = r.games.iter().map(|g| game_json(g, None).to_string() + "\n").collect();
-    write_atomic(&dir.join("games.jsonl"), jl.as_bytes())?;
-    let log: String = r.games.iter().map(|g| game_line(g) + "\n").collect();
-    write_atomic(&dir.join("games.log"), log.as_bytes())?;
-    write_atomic(&dir.join("match.md"), markdown(&record, variant).as_bytes())?;
-    let json = serde_json::to_string_pretty(&record)
-        .map_err(|source| RecordError::Parse { path: dir.join("match.json"), source })?;
-    write_atomic(&dir.join("match.json"), json.as_bytes())?;
+    write_match_files(&Store::folder(dir), &record, &GameLines::of(r), variant)?;
     Ok(record)
+}
+
+/// Write a match's files into a location (a folder or a bucket prefix), `match.json` last.
+pub fn write_match_files(
+    to: &Store,
+    record: &MatchRecord,
+    games: &GameLines,
+    variant: &str,
+) -> Result<(), RecordError> {
+    let lines = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
+    to.put("games.txt", lines(&games.replay).into_bytes())?;
+    let jl: String = games.json.iter().map(|j| format!("{j}\n")).collect();
+    to.put("games.jsonl", jl.into_bytes())?;
+    to.put("games.log", lines(&games.log).into_bytes())?;
+    to.put("match.md", markdown(record, variant).into_bytes())?;
+    let json = serde_json::to_string_pretty(record)
+        .map_err(|source| RecordError::Parse { path: to.url_of("match.json").into(), source })?;
+    to.put("match.json", json.into_bytes())?;
+    Ok(())
 }
 
 /// Read `dir/match.json` back; `Ok(None)` when the folder holds no finished match.
@@ -274,6 +319,9 @@ mod tests {
             elo: f64::INFINITY,
             elo_ci95: [-115.0, f64::INFINITY],
             forfeits: 0,
+            forfeit_wins: 0,
+            forfeit_losses: 0,
+            searched: [[8, 6500], [0, 0]],
             nodes_per_move: [Some(812.5), None],
             sprt: None,
         };

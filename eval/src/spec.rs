@@ -86,6 +86,9 @@ impl Agent for WithLimits {
     fn new_game(&mut self, game: &Game) -> Result<(), AgentError> {
         self.inner.new_game(game)
     }
+    fn reseed(&mut self, seed: u64) {
+        self.inner.reseed(seed);
+    }
 
     fn choose(&mut self, game: &Game, _match_limits: &Limits) -> Result<Choice, AgentError> {
         self.inner.choose(game, &self.limits)

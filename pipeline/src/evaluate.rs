@@ -55,6 +55,7 @@ pub fn run_evaluation(v: &Arc<Variant>, job: &EvalJob) -> Result<MatchRecord, Pi
         opening_plies: job.opening_plies,
         seed: job.seed,
         sprt: None,
+        task: None,
     };
     let bar = ProgressBar::new(job.games as u64);
     bar.set_style(

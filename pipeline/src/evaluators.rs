@@ -10,7 +10,7 @@ use shogilab_selfplay::encode::Encoder;
 use shogilab_selfplay::{Evaluator, Material, Uniform, ValueTableError};
 use shogilab_train::checkpoint::{self, CheckpointError};
 use shogilab_train::TchEvaluator;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Why an evaluator name could not be turned into an evaluator.
@@ -51,6 +51,15 @@ pub fn load_checkpoint_evaluator(
     Ok(Arc::new(TchEvaluator::new(vs, net, enc, meta.model_id)))
 }
 
+/// A checkpoint's local path: a path as it is, a URL fetched into the cache.
+fn local_checkpoint(name: &str) -> Result<PathBuf, EvaluatorError> {
+    if name.contains("://") {
+        Ok(shogilab_store::cache::fetch(name, "json")?)
+    } else {
+        Ok(PathBuf::from(name))
+    }
+}
+
 /// The evaluator a name asks for (see the module documentation).
 pub fn make_evaluator(
     name: &str,
@@ -62,11 +71,9 @@ pub fn make_evaluator(
     }
     match name {
         "uniform" => Ok(Arc::new(Uniform)),
-        url if url.ends_with(".ot") && url.contains("://") => {
-            let path = shogilab_store::cache::fetch(url, "json")?;
-            load_checkpoint_evaluator(&path, variant)
+        path if path.ends_with(".ot") => {
+            load_checkpoint_evaluator(&local_checkpoint(path)?, variant)
         }
-        path if path.ends_with(".ot") => load_checkpoint_evaluator(Path::new(path), variant),
         other => Err(EvaluatorError::Unknown(other.to_string())),
     }
 }
@@ -78,8 +85,8 @@ pub fn checkpoint_for_spec(name: &str) -> Option<Result<Arc<dyn Evaluator>, Extr
     if !name.ends_with(".ot") {
         return None;
     }
-    let path = Path::new(name);
     let load = || {
+        let path = &local_checkpoint(name)?;
         let meta = checkpoint::read_meta(path)?;
         let v = Variant::builtin(&meta.variant).map_err(|e| EvaluatorError::Variant {
             path: name.to_string(),

@@ -11,13 +11,15 @@ use super::VariantArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use shogilab_eval::agent::{check_limits, Agent, LimitSource, Limits};
+use shogilab_eval::match_tasks;
 use shogilab_eval::r#match::{GameRecord, MatchConfig, MatchResult};
-use shogilab_eval::record::{game_json, game_line, write_match_dir, MatchRecord};
+use shogilab_eval::record::{game_json, game_line, write_match_files, GameLines, MatchRecord};
 use shogilab_eval::{
     parse_agent_spec, run_gauntlet, run_match, GauntletConfig, GauntletMode, Sprt,
 };
 use shogilab_fsio::write_atomic;
 use shogilab_pipeline::checkpoint_for_spec;
+use shogilab_store::{Store, Task};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -41,12 +43,21 @@ pub struct MatchArgs {
     /// Stop early by SPRT: ELO0,ELO1 (alpha = beta = 0.05).
     #[arg(long, value_name = "ELO0,ELO1")]
     pub sprt: Option<String>,
-    /// Folder for games.txt, games.jsonl, match.json, match.md.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    /// Location (a folder or s3://bucket/prefix) for games.txt, games.jsonl, games.log,
+    /// match.json, match.md. When it holds the parts of this match's tasks, the match is not
+    /// played: the parts are merged (every task must be there).
+    #[arg(long, value_name = "URL")]
+    pub out: Option<String>,
     /// Print the result as JSON as the last line.
     #[arg(long)]
     pub json: bool,
+    /// Play only the openings k with k % N == I (each twice, colours swapped) and store them
+    /// as the part match-IIIII-of-NNNNN.json in --out, then print one JSON line.
+    #[arg(long, value_name = "I", requires_all = ["task_count", "out"], conflicts_with = "sprt")]
+    pub task_index: Option<u64>,
+    /// Number of tasks the openings are split into (with --task-index).
+    #[arg(long, value_name = "N", requires = "task_index")]
+    pub task_count: Option<u64>,
 }
 
 /// Game settings shared by `match` and `gauntlet`.
@@ -117,8 +128,46 @@ fn print_game(g: &GameRecord, prefix: &str) {
     eprintln!("{prefix}{}", game_line(g));
 }
 
+/// The settings that make two runs the same match (recorded in every task's part).
+fn match_settings(a: &MatchArgs, v: &str) -> serde_json::Value {
+    serde_json::json!({
+        "variant": v, "a": a.a, "b": a.b, "games": a.games, "seed": a.play.seed,
+        "max_plies": a.play.max_plies, "opening_plies": a.play.opening_plies,
+        "nodes": a.play.nodes, "movetime": a.play.movetime,
+    })
+}
+
 pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     let v = a.variant.load()?;
+    let out = a.out.as_deref().map(Store::open).transpose()?;
+    let settings = match_settings(&a, &v.name);
+    let task = match (a.task_index, a.task_count) {
+        (Some(i), Some(n)) => Some(Task::new(i, n)?),
+        _ => None,
+    };
+    if let (Some(out), None) = (&out, task) {
+        if let Some((record, games)) = match_tasks::merge(out, &settings)? {
+            write_match_files(out, &record, &games, &v.name)?;
+            println!("{} vs {}: {} (merged task parts)", record.a, record.b, record.summary_line());
+            if a.json {
+                println!("{}", serde_json::to_value(&record)?);
+            }
+            return Ok(());
+        }
+    }
+    let t0 = std::time::Instant::now();
+    let task_line = |task: Task, games: usize, played: usize, url: &str| {
+        serde_json::json!({
+            "task": task.index, "tasks": task.count, "games": games, "played": played,
+            "seconds": t0.elapsed().as_secs_f64(), "object": url,
+        })
+    };
+    if let (Some(out), Some(task)) = (&out, task) {
+        if let Some((url, part)) = match_tasks::stored(out, task, &settings)? {
+            println!("{}", task_line(task, part.indices.len(), 0, &url));
+            return Ok(());
+        }
+    }
     let mut pa = make_agent(&a.a, &v, a.play.seed)?;
     let mut pb = make_agent(&a.b, &v, a.play.seed.wrapping_add(1))?;
     let cfg = MatchConfig {
@@ -128,14 +177,20 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
         opening_plies: a.play.opening_plies,
         seed: a.play.seed,
         sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
+        task,
     };
     for agent in [&pa, &pb] {
         check_limits(agent.as_ref(), &cfg.limits, LimitSource::Match)?;
     }
     let r = run_match(pa.as_mut(), pb.as_mut(), &v, &cfg, &mut |g| print_game(g, ""))?;
+    if let (Some(out), Some(task)) = (&out, task) {
+        let url = match_tasks::write_part(out, task, &settings, &r)?;
+        println!("{}", task_line(task, r.games.len(), r.games.len(), &url));
+        return Ok(());
+    }
     println!("{}", r.describe());
-    if let Some(dir) = &a.out {
-        write_match_dir(dir, &r, &v.name)?;
+    if let Some(out) = &out {
+        write_match_files(out, &MatchRecord::of(&r), &GameLines::of(&r), &v.name)?;
     }
     if a.json {
         println!("{}", match_json(&r));
@@ -167,6 +222,7 @@ pub fn run_gauntlet_cmd(a: GauntletArgs) -> Result<()> {
             opening_plies: a.play.opening_plies,
             seed: a.play.seed,
             sprt: None,
+            task: None,
         },
     };
     let mut jl = String::new();

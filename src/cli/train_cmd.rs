@@ -6,6 +6,7 @@ use super::VariantArgs;
 use anyhow::Result;
 use clap::Args;
 use shogilab_pipeline::{run_train, TrainJob};
+use shogilab_store::{cache, Store};
 use shogilab_train::schedule::LrSchedule;
 use shogilab_train::trainer::TrainConfig;
 use std::path::PathBuf;
@@ -14,15 +15,22 @@ use std::path::PathBuf;
 pub struct TrainArgs {
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// Folders (or files) of positions-*.parquet shards.
+    /// Folders (or files) of positions-*.parquet shards; a bucket location
+    /// (s3://bucket/run/selfplay/gen-0003) is mirrored into the local cache first, each shard
+    /// downloaded once.
     #[arg(long, required = true, num_args = 1..)]
-    pub data: Vec<PathBuf>,
+    pub data: Vec<String>,
     /// Checkpoint to write (.ot; a .json sidecar and a .csv of metrics go beside it).
     #[arg(long)]
     pub out: PathBuf,
-    /// Start from this checkpoint instead of a fresh network.
+    /// Start from this checkpoint instead of a fresh network (a path, or the URL of a
+    /// published checkpoint, fetched once per machine).
     #[arg(long)]
-    pub init: Option<PathBuf>,
+    pub init: Option<String>,
+    /// Also store the new checkpoint in this location under its content hash
+    /// (<sha256>.ot + .json) and print its URL, for workers to fetch.
+    #[arg(long, value_name = "URL")]
+    pub publish: Option<String>,
     /// Network preset for a fresh network: tiny, small, medium, large.
     #[arg(long, default_value = "tiny")]
     pub preset: String,
@@ -65,15 +73,23 @@ pub fn run(a: TrainArgs) -> Result<()> {
         validation_percent: a.validation_percent,
         ..Default::default()
     };
-    let job = TrainJob {
-        data: a.data,
-        out: a.out,
-        init: a.init,
-        preset: a.preset,
-        steps: a.steps,
-        seed: a.seed,
-        cfg,
+    let publish = a.publish.as_deref().map(Store::open).transpose()?;
+    let mut data = Vec::new();
+    for d in &a.data {
+        if d.contains("://") {
+            let (dir, fetched) = cache::mirror(d, "positions-", ".parquet")?;
+            eprintln!("{d}: {fetched} shards downloaded into {}", dir.display());
+            data.push(dir);
+        } else {
+            data.push(PathBuf::from(d));
+        }
+    }
+    let init = match a.init.as_deref() {
+        Some(u) if u.contains("://") => Some(cache::fetch(u, "json")?),
+        other => other.map(PathBuf::from),
     };
+    let job =
+        TrainJob { data, out: a.out, init, preset: a.preset, steps: a.steps, seed: a.seed, cfg };
     let s = run_train(&v, &job)?;
     println!(
         "trained {} steps on {} positions ({} files) on {}: {} (loss {:.3}, {:.0} samples/s)",
@@ -90,6 +106,9 @@ pub fn run(a: TrainArgs) -> Result<()> {
             "held out {} positions: policy loss {:.3}, value loss {:.3}, policy accuracy {:.3}",
             h.positions, h.policy_loss, h.value_loss, h.policy_accuracy
         );
+    }
+    if let Some(to) = &publish {
+        println!("published {}", cache::publish(&s.checkpoint, "json", to)?);
     }
     Ok(())
 }

@@ -8,7 +8,9 @@
 //! whole objects named after the task ([`Task::object_name`]), written once complete.
 
 /// One task of a job split into `count` tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Task {
     pub index: u32,
     pub count: u32,

@@ -40,6 +40,10 @@ impl Agent for ImbalanceAgent {
         self.name.clone()
     }
 
+    fn reseed(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
+    }
+
     fn choose(&mut self, game: &Game, _limits: &Limits) -> Result<Choice, AgentError> {
         self.seen.clear();
         self.seen.extend(game.position_hashes());

@@ -16,6 +16,7 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use shogilab_engine::variant::TYPE_MASK;
 use shogilab_engine::{Color, EngineError, Game, MoveList, Position, Variant};
+use shogilab_selfplay::worker::game_seed as mix;
 use shogilab_store::Task;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -236,13 +237,6 @@ pub struct GameLine {
     /// logs may lack them.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub moves: String,
-}
-
-fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// Draws before [`make_setup`] gives up looking for a setup that no first move wins.

@@ -44,6 +44,9 @@ impl Agent for Named {
     fn new_game(&mut self, game: &Game) -> Result<(), AgentError> {
         self.inner.new_game(game)
     }
+    fn reseed(&mut self, seed: u64) {
+        self.inner.reseed(seed);
+    }
     fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError> {
         self.inner.choose(game, limits)
     }
@@ -319,5 +322,6 @@ fn per_pair_of(cfg: &LadderConfig) -> MatchConfig {
         opening_plies: cfg.opening_plies,
         seed: cfg.seed,
         sprt: None,
+        task: None,
     }
 }

@@ -1,0 +1,128 @@
+"""Worker side of the launcher: one task of the `shogilab` task contract, run as a subprocess.
+
+A task is `BINARY {values,selfplay,match} ARGS... --task-index I --task-count N` (values also gets
+`--threads T`). The binary plays only its share of the games, stores it as immutable objects
+under the run's URL (a rerun of a stored task plays nothing) and prints one JSON line last:
+`{"task":I,"tasks":N,"games":K,"played":P,"seconds":X,...}`.
+
+The subprocess is bound to the Ray worker that started it: on Linux it receives SIGKILL when the
+worker dies (prctl PR_SET_PDEATHSIG), so a killed worker leaves no orphan that would keep
+playing (and writing) beside the task's retry.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+STDERR_TAIL_CHARS = 3000
+PR_SET_PDEATHSIG = 1
+
+
+class TaskFailed(RuntimeError):
+    """A shogilab task that exited non-zero, was killed, or printed no JSON summary line."""
+
+
+def shogilab_command(binary, command, args, index=None, count=None, threads=None):
+    """The command line of a task (`index`/`count` given) or of the merge (neither given)."""
+    cmd = [binary, command, *args]
+    if index is not None:
+        cmd += ["--task-index", str(index), "--task-count", str(count)]
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
+    return cmd
+
+
+def _die_with_parent():
+    """A preexec_fn that makes the child receive SIGKILL when its parent dies (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    parent = os.getpid()
+
+    def preexec():
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return preexec
+
+
+def last_json_line(stdout):
+    """The JSON object printed on the last non-empty line of `stdout`, or None."""
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    if not lines:
+        return None
+    try:
+        value = json.loads(lines[-1])
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def error_line(text):
+    """The last line of `text` that starts with "error" (the binary's message), else its last."""
+    lines = text.splitlines() or [""]
+    return next((line for line in reversed(lines) if line.startswith("error")), lines[-1])
+
+
+def _status(returncode):
+    if returncode < 0:
+        return f"was killed by {signal.Signals(-returncode).name}"
+    return f"exited with status {returncode}"
+
+
+def run_task(binary, command, args, index, count, cpus, tracker=None):
+    """Run task `index` of `count` with `cpus` threads; return its JSON summary plus timings.
+
+    Raises TaskFailed (with the tail of the task's stderr) when the subprocess fails; the launcher
+    submits this function with `retry_exceptions=True`, so Ray then runs it again elsewhere.
+    `tracker` (a Tracker actor, optional) is told when the subprocess starts and why it failed.
+    """
+    threads = cpus if command == "values" else None
+    cmd = shogilab_command(binary, command, args, index, count, threads)
+    env = dict(os.environ, OMP_NUM_THREADS=str(cpus))
+    started = time.time()
+    if tracker is not None:
+        tracker.started.remote(index, started)
+    proc = subprocess.run(
+        cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        preexec_fn=_die_with_parent(),
+    )
+    summary = last_json_line(proc.stdout) if proc.returncode == 0 else None
+    if summary is None:
+        problem = _status(proc.returncode) if proc.returncode else "printed no JSON summary line"
+        tail = (proc.stderr.strip() or proc.stdout)[-STDERR_TAIL_CHARS:].rstrip()
+        if tracker is not None:
+            tracker.failed.remote(index, f"{problem}: {error_line(tail)}")
+        raise TaskFailed(f"task {index} of {count} ({' '.join(cmd)}) {problem}:\n{tail}")
+    summary["started"] = started
+    summary["host"] = os.uname().nodename
+    return summary
+
+
+class Tracker:
+    """Records each task attempt's start and failure (a Ray actor, 0 CPUs).
+
+    Ray reruns a task whose worker died or that raised; every attempt reports here, so the
+    launcher can count retries, say why an attempt failed, and measure how long tasks waited.
+    """
+
+    def __init__(self):
+        self.starts = {}  # task index -> start times of its attempts
+        self.failures = []  # (task index, one-line reason), in order
+
+    def started(self, index, when):
+        self.starts.setdefault(index, []).append(when)
+
+    def failed(self, index, reason):
+        self.failures.append((index, reason))
+
+    def snapshot(self):
+        return self.starts, self.failures
