@@ -1,4 +1,5 @@
-"""`python -m shogilab_ray [launcher options] {values,selfplay} -- <shogilab args...>`."""
+"""`python -m shogilab_ray [launcher options] {values,selfplay,match} -- <shogilab args...>`,
+or `... pipeline <pipeline options> -- <shared args...>` (see pipeline.py)."""
 
 import sys
 

@@ -8,6 +8,10 @@
 3. While they run, print progress to stderr: tasks done/failed/retried, games, games/hour, ETA.
 4. Run the merge (the same shogilab command without task flags) here, with its output on ours,
    and print one JSON summary line last on stdout.
+
+`run_tasks` (submit and watch any set of tasks) and `run_job` (a task-contract job and its
+merge) are the building blocks that the pipeline loop (`pipeline.py`, the `pipeline` command)
+calls for each of its stages.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import shogilab_ray
 from shogilab_ray import task
 
 COMMANDS = ("values", "selfplay", "match")
+PIPELINE = "pipeline"
 LAUNCHER_FLAGS = ("--task-index", "--task-count", "--threads")
 PASSED_ENV_PREFIXES = ("AWS_",)
 PASSED_ENV = ("LD_LIBRARY_PATH",)
@@ -48,7 +53,8 @@ def default_binary():
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="python -m shogilab_ray",
-        description="Run one shogilab values/selfplay/match job as Ray tasks, then merge.",
+        description="Run one shogilab values/selfplay/match job as Ray tasks, then merge; or "
+        "the pipeline loop (self-play, training, evaluation; see `pipeline --help`).",
         epilog="Example: python -m shogilab_ray --tasks 8 values -- -v shogi --games 400 "
         "--log s3://bucket/run1 --out reports/run1",
     )
@@ -62,13 +68,18 @@ def parse_args(argv):
     p.add_argument("--max-retries", type=int, default=3, help="reruns of a failed task")
     p.add_argument("--tasks", type=int, help="task count N (default: the cluster's CPUs / "
                    "cpus-per-task); keep it fixed when resuming a run")
-    p.add_argument("command", choices=COMMANDS)
-    p.add_argument("args", nargs=argparse.REMAINDER, help="shogilab arguments (after --)")
+    p.add_argument("command", choices=(*COMMANDS, PIPELINE))
+    p.add_argument("args", nargs=argparse.REMAINDER, help="shogilab arguments (after --); "
+                   "for pipeline: its options, then -- and the arguments of every command")
     opts = p.parse_args(argv)
-    if opts.args[:1] == ["--"]:
-        opts.args = opts.args[1:]
-    for flag in LAUNCHER_FLAGS:
-        if any(a == flag or a.startswith(flag + "=") for a in opts.args):
+    if opts.command == PIPELINE:
+        from shogilab_ray import pipeline  # it builds on this module: imported when used
+
+        pipeline.parse_args(opts)
+    else:
+        if opts.args[:1] == ["--"]:
+            opts.args = opts.args[1:]
+        for flag in flags_in(opts.args, LAUNCHER_FLAGS):
             p.error(f"{flag} is set by the launcher")
     address = opts.address or os.environ.get("RAY_ADDRESS")
     if address and opts.num_cpus is not None:
@@ -78,6 +89,11 @@ def parse_args(argv):
     opts.address = address
     opts.binary = os.path.abspath(opts.binary)  # the same path on every node
     return opts
+
+
+def flags_in(args, flags):
+    """The flags of `flags` that a shogilab argument list sets (`--flag V` or `--flag=V`)."""
+    return [f for f in flags if any(a == f or a.startswith(f + "=") for a in args)]
 
 
 def option_value(args, name):
@@ -111,9 +127,10 @@ def duration(seconds):
 class Progress:
     """Counts finished tasks and their games; prints one stderr line when something changed."""
 
-    def __init__(self, count, total_games):
+    def __init__(self, count, total_games, games=True):
         self.count = count
         self.total_games = total_games  # the run's --games, when given
+        self.games = games  # False: tasks that play no games (training)
         self.t0 = time.time()
         self.results = {}
         self.failures = {}
@@ -137,13 +154,15 @@ class Progress:
         running = len([i for i in self.starts if i not in self.results and i not in self.failures])
         state = (done, len(self.failures), self.retries(), running)
         line = (f"tasks {done}/{self.count} done, {len(self.failures)} failed, "
-                f"{self.retries()} retried, {running} running; games {games}")
-        total = self.total_games or (games / done * self.count if done else None)
-        if self.total_games:
-            line += f"/{self.total_games}"
-        line += f", {rate:.0f} games/h"
-        if played and total is not None and done < self.count:
-            line += f", ETA {duration(max(0.0, total - games) / rate * 3600)}"
+                f"{self.retries()} retried, {running} running")
+        if self.games:
+            line += f"; games {games}"
+            total = self.total_games or (games / done * self.count if done else None)
+            if self.total_games:
+                line += f"/{self.total_games}"
+            line += f", {rate:.0f} games/h"
+            if played and total is not None and done < self.count:
+                line += f", ETA {duration(max(0.0, total - games) / rate * 3600)}"
         if state != self.last_state or now - self.last_time >= PROGRESS_EVERY_S:
             print(f"[{duration(elapsed)}] {line}", file=sys.stderr, flush=True)
             self.last_state, self.last_time = state, now
@@ -157,16 +176,28 @@ def failure_message(err):
     return f"{type(err).__name__}: {err}"
 
 
-def run_tasks(opts, count):
-    """Submit the `count` tasks and wait for them all; return the Progress with the outcome."""
+def remote_function(opts, function, **options):
+    """`function` as a Ray task asking for --cpus-per-task CPUs (plus `options`, e.g. num_gpus),
+    rerun up to --max-retries times when its worker dies or it raises."""
+    return ray.remote(function).options(num_cpus=opts.cpus_per_task,
+                                        max_retries=opts.max_retries, retry_exceptions=True,
+                                        **options)
+
+
+def task_count(opts, count=None):
+    """`count`, else --tasks, else as many tasks as the cluster has slots of --cpus-per-task."""
+    slots = int(ray.cluster_resources().get("CPU", 0)) // opts.cpus_per_task
+    return count or opts.tasks or max(1, slots)
+
+
+def run_tasks(label, resources, count, submit, total_games=None, games=True):
+    """Submit `count` tasks (`submit(index, tracker)` returns the ObjectRef of task `index`) and
+    wait for them all, printing progress on stderr; return the Progress with the outcome.
+    `label` and `resources` (what each task asks for, in words) are for the first line."""
     tracker = ray.remote(num_cpus=0)(task.Tracker).remote()
-    remote = ray.remote(task.run_task).options(
-        num_cpus=opts.cpus_per_task, max_retries=opts.max_retries, retry_exceptions=True)
-    games = option_value(opts.args, "--games")
-    progress = Progress(count, int(games) if games and games.isdigit() else None)
-    pending = {remote.remote(opts.binary, opts.command, opts.args, i, count, opts.cpus_per_task,
-                             tracker): i for i in range(count)}
-    print(f"submitted {count} {opts.command} tasks ({opts.cpus_per_task} CPU each, "
+    progress = Progress(count, total_games, games)
+    pending = {submit(i, tracker): i for i in range(count)}
+    print(f"submitted {count} {label} tasks ({resources} each, "
           f"{int(ray.cluster_resources().get('CPU', 0))} CPUs in the cluster)",
           file=sys.stderr, flush=True)
     while pending:
@@ -191,13 +222,43 @@ def run_tasks(opts, count):
     return progress
 
 
-def summary(opts, count, progress, total_seconds):
+def run_job(opts, command, args, count, out=None, merge_flags=()):
+    """Run `shogilab COMMAND ARGS` as `count` tasks, then its merge (ARGS + `merge_flags`, no task
+    flags) here, the merge's stdout copied to `out` (default: stdout).
+
+    Returns (Progress, the merge's stdout); the stdout is None when a task failed (no merge then)
+    or the merge failed, which is said on stderr.
+    """
+    remote = remote_function(opts, task.run_task)
+    games = option_value(args, "--games")
+    progress = run_tasks(
+        command, f"{opts.cpus_per_task} CPU", count,
+        lambda i, tracker: remote.remote(opts.binary, command, args, i, count,
+                                         opts.cpus_per_task, tracker),
+        int(games) if games and games.isdigit() else None)
+    if progress.failures:
+        print(f"shogilab_ray: {len(progress.failures)} of {count} tasks failed "
+              f"(tasks {sorted(progress.failures)}); no merge", file=sys.stderr)
+        return progress, None
+    cmd = task.shogilab_command(opts.binary, command, [*args, *merge_flags])
+    print("== merge: " + " ".join(cmd), file=sys.stderr, flush=True)
+    merge = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    out = out or sys.stdout
+    out.write(merge.stdout)
+    out.flush()
+    if merge.returncode != 0:
+        print(f"shogilab_ray: the merge exited with status {merge.returncode}", file=sys.stderr)
+        return progress, None
+    return progress, merge.stdout
+
+
+def summary(command, count, progress, total_seconds):
     results = progress.results.values()
     played = sum(r["played"] for r in results)
     first = {i: min(s) for i, s in progress.starts.items() if s}
     waits = [t - progress.t0 for t in first.values()]
     return {
-        "command": opts.command,
+        "command": command,
         "tasks": count,
         "failed": len(progress.failures),
         "retries": progress.retries(),
@@ -221,24 +282,13 @@ def main(argv=None):
         return 2
     init_ray(opts)
     try:
-        slots = int(ray.cluster_resources().get("CPU", 0)) // opts.cpus_per_task
-        count = opts.tasks or max(1, slots)
-        progress = run_tasks(opts, count)
+        if opts.command == PIPELINE:
+            from shogilab_ray import pipeline
+
+            return pipeline.run(opts)
+        count = task_count(opts)
+        progress, merged = run_job(opts, opts.command, opts.args, count)
     finally:
         ray.shutdown()
-    status = 0
-    if progress.failures:
-        print(f"shogilab_ray: {len(progress.failures)} of {count} tasks failed "
-              f"(tasks {sorted(progress.failures)}); no merge", file=sys.stderr)
-        status = 1
-    else:
-        print("== merge: " + " ".join(task.shogilab_command(opts.binary, opts.command, opts.args)),
-              file=sys.stderr, flush=True)
-        merge = subprocess.run(task.shogilab_command(opts.binary, opts.command, opts.args),
-                               stdin=subprocess.DEVNULL)
-        if merge.returncode != 0:
-            print(f"shogilab_ray: the merge exited with status {merge.returncode}",
-                  file=sys.stderr)
-            status = 1
-    print(json.dumps(summary(opts, count, progress, time.time() - t0)), flush=True)
-    return status
+    print(json.dumps(summary(opts.command, count, progress, time.time() - t0)), flush=True)
+    return 0 if merged is not None else 1

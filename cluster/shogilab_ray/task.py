@@ -3,7 +3,9 @@
 A task is `BINARY {values,selfplay,match} ARGS... --task-index I --task-count N` (values also gets
 `--threads T`). The binary plays only its share of the games, stores it as immutable objects
 under the run's URL (a rerun of a stored task plays nothing) and prints one JSON line last:
-`{"task":I,"tasks":N,"games":K,"played":P,"seconds":X,...}`.
+`{"task":I,"tasks":N,"games":K,"played":P,"seconds":X,...}`. The pipeline's training step is
+one more kind of task (`run_train`): `BINARY train ... --publish URL`, whose result is the URL of
+the published checkpoint.
 
 The subprocess is bound to the Ray worker that started it: on Linux it receives SIGKILL when the
 worker dies (prctl PR_SET_PDEATHSIG), so a killed worker leaves no orphan that would keep
@@ -19,6 +21,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 STDERR_TAIL_CHARS = 3000
@@ -26,7 +29,8 @@ PR_SET_PDEATHSIG = 1
 
 
 class TaskFailed(RuntimeError):
-    """A shogilab task that exited non-zero, was killed, or printed no JSON summary line."""
+    """A shogilab task that exited non-zero, was killed, or printed no result (JSON summary line,
+    or `published URL` for training)."""
 
 
 def shogilab_command(binary, command, args, index=None, count=None, threads=None):
@@ -78,15 +82,16 @@ def _status(returncode):
     return f"exited with status {returncode}"
 
 
-def run_task(binary, command, args, index, count, cpus, tracker=None):
-    """Run task `index` of `count` with `cpus` threads; return its JSON summary plus timings.
+def run_process(cmd, index, count, cpus, tracker, parse, expected):
+    """Run one attempt of task `index` of `count`: `cmd` with OMP_NUM_THREADS=`cpus`.
 
-    Raises TaskFailed (with the tail of the task's stderr) when the subprocess fails; the launcher
-    submits this function with `retry_exceptions=True`, so Ray then runs it again elsewhere.
-    `tracker` (a Tracker actor, optional) is told when the subprocess starts and why it failed.
+    `parse(stdout)` turns the output of a successful run into the task's result (a dict), or
+    returns None when the output lacks it (`expected` names what is missing, in words). Returns
+    that dict plus `started`, `host` and (when the binary gave none) `seconds`. Raises TaskFailed
+    (with the tail of the task's stderr) when the subprocess fails; the launcher submits tasks
+    with `retry_exceptions=True`, so Ray then runs them again elsewhere. `tracker` (a Tracker
+    actor, optional) is told when the subprocess starts and why it failed.
     """
-    threads = cpus if command == "values" else None
-    cmd = shogilab_command(binary, command, args, index, count, threads)
     env = dict(os.environ, OMP_NUM_THREADS=str(cpus))
     started = time.time()
     if tracker is not None:
@@ -95,16 +100,46 @@ def run_task(binary, command, args, index, count, cpus, tracker=None):
         cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
         preexec_fn=_die_with_parent(),
     )
-    summary = last_json_line(proc.stdout) if proc.returncode == 0 else None
+    summary = parse(proc.stdout) if proc.returncode == 0 else None
     if summary is None:
-        problem = _status(proc.returncode) if proc.returncode else "printed no JSON summary line"
+        problem = _status(proc.returncode) if proc.returncode else f"printed no {expected}"
         tail = (proc.stderr.strip() or proc.stdout)[-STDERR_TAIL_CHARS:].rstrip()
         if tracker is not None:
             tracker.failed.remote(index, f"{problem}: {error_line(tail)}")
         raise TaskFailed(f"task {index} of {count} ({' '.join(cmd)}) {problem}:\n{tail}")
+    summary.setdefault("seconds", round(time.time() - started, 3))
     summary["started"] = started
     summary["host"] = os.uname().nodename
     return summary
+
+
+def run_task(binary, command, args, index, count, cpus, tracker=None):
+    """Run task `index` of `count` of a task-contract command with `cpus` threads; return its
+    JSON summary line (`{"task":I,"tasks":N,"games":K,"played":P,"seconds":X,...}`) plus timings.
+    """
+    threads = cpus if command == "values" else None
+    cmd = shogilab_command(binary, command, args, index, count, threads)
+    return run_process(cmd, index, count, cpus, tracker, last_json_line, "JSON summary line")
+
+
+def published_checkpoint(stdout):
+    """{"checkpoint": URL, "games": 0, "played": 0} from train's `published URL` line, or None."""
+    urls = [line.split(None, 1)[1].strip() for line in stdout.splitlines()
+            if line.startswith("published ")]
+    return {"checkpoint": urls[-1], "games": 0, "played": 0} if urls else None
+
+
+def run_train(binary, args, cpus, tracker=None):
+    """One training task: `BINARY train ARGS --out TMP/model.ot` with `cpus` OpenMP threads.
+
+    `args` must hold `--publish URL`: the checkpoint is stored there under its content hash, and
+    the printed URL (`published URL/<sha256>.ot`) is the result's `checkpoint`. The local copy
+    (and its metrics) lives in a temporary folder of the worker that is removed afterwards.
+    """
+    with tempfile.TemporaryDirectory(prefix="shogilab-train-") as tmp:
+        cmd = [binary, "train", *args, "--out", os.path.join(tmp, "model.ot")]
+        return run_process(cmd, 0, 1, cpus, tracker, published_checkpoint,
+                           "`published URL` line")
 
 
 class Tracker:

@@ -2,13 +2,15 @@
 
 Each job runs as 2 or 4 Ray tasks on a local 2-CPU Ray cluster, into a local folder and into
 SeaweedFS S3, and must merge into exactly what one shogilab process writes without task flags:
-the same report CSVs (piece values) or the same shard files (self-play). A worker killed mid-task
+the same report CSVs (piece values), the same shard files (self-play) or the same match files. A worker killed mid-task
 must be rerun into the same result; bad storage settings must fail, name the URL, and change
-nothing stored.
+nothing stored. The pipeline loop (self-play, training, evaluation) runs two tiny generations
+into S3 and, run again, skips every finished stage.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -24,6 +26,15 @@ VALUES = ["-v", "shogi", "--depth", "1", "--max-plies", "120", "--seed", "3",
           "--bootstrap", "50"]
 SELFPLAY = ["-v", "shogi", "--games", "8", "--shard-games", "2", "--evaluator", "material",
             "--simulations", "8", "--seed", "5"]
+MATCH = ["-v", "shogi", "--a", "greedy", "--b", "random", "--games", "8", "--seed", "3",
+         "--max-plies", "100"]
+# Two tiny generations: 8 games in shards of 2, 8 simulations, 100 plies, 50 training steps of
+# 32 positions (tiny network), 4 evaluation games.
+PIPELINE = ["--generations", "2", "--seed", "7", "--selfplay-tasks", "2", "--eval-tasks", "2",
+            "--eval-games", "4", "--simulations", "8",
+            "--selfplay-args", "--games 8 --shard-games 2 --max-plies 100",
+            "--train-args", "--preset tiny --steps 50 --batch-size 32",
+            "--eval-args", "--max-plies 100", "--", "-v", "shogi"]
 REPORT_CSVS = ("shogi.csv", "shogi-all.csv", "shogi-effects.csv")
 
 
@@ -83,14 +94,20 @@ def values_job(launch, reference, storage, tmp_path, games, tasks, **options):
     args = [*VALUES, "--games", str(games)]
     run = launch("values", [*args, "--log", url, "--out", str(tmp_path / "report")],
                  env=env, tasks=tasks, **options).check()
+    assert_values_merged(run, reference, storage, args, tmp_path / "report", tasks, games)
+    return run
+
+
+def assert_values_merged(run, reference, storage, args, report, tasks, games):
+    """The values job found every task's part and fitted what one process fits."""
+    server, url, _ = storage
     summary = run.summary
     assert (summary["tasks"], summary["failed"], summary["games"]) == (tasks, 0, games)
     assert f"log {url}: {tasks} task parts (of {tasks} tasks), 0 other parts, {games} games" \
         in run.stdout
     assert set(stored(server, url)) == task_objects(tasks)
     ref_out, _ = reference("values", args)
-    assert_same_values_report(tmp_path / "report", ref_out / "report")
-    return run
+    assert_same_values_report(report, ref_out / "report")
 
 
 @pytest.mark.parametrize("storage", ["local", "s3"], indirect=True)
@@ -101,6 +118,19 @@ def test_values_tasks_merge_into_the_one_process_result(launch, reference, stora
     again = values_job(launch, reference, storage, tmp_path, games=16, tasks=4)
     assert again.summary["played"] == 0, "a rerun of stored tasks played games"
     assert stored(storage[0], storage[1]) == before
+
+
+@pytest.mark.parametrize("storage", ["s3"], indirect=True)
+def test_match_tasks_merge_into_the_one_process_match(launch, reference, storage):
+    server, url, env = storage
+    run = launch("match", [*MATCH, "--out", url], env=env, tasks=2).check()
+    assert (run.summary["tasks"], run.summary["failed"], run.summary["games"]) == (2, 0, 8)
+    assert "(merged task parts)" in run.stdout
+    ref_out, _ = reference("match", MATCH)
+    files = stored(server, url)
+    assert {"match-00000-of-00002.json", "match-00001-of-00002.json"} <= set(files)
+    for name in ("match.json", "games.jsonl", "games.txt", "games.log"):
+        assert files[name] == (ref_out / "store" / name).read_bytes(), f"{name} differs"
 
 
 @pytest.mark.parametrize("storage", ["file", "s3"], indirect=True)
@@ -194,14 +224,8 @@ def test_a_task_killed_midway_is_rerun_into_the_same_games(binary, reference, st
             proc.kill()
             proc.wait()
     run = Run(proc.returncode, out, err).check()
-    summary = run.summary
-    assert summary["retries"] >= 1, "the killed task was not counted as retried"
-    assert (summary["tasks"], summary["failed"], summary["games"]) == (tasks, 0, games)
-    assert f"log {url}: {tasks} task parts (of {tasks} tasks), 0 other parts, {games} games" \
-        in run.stdout
-    assert set(stored(server, url)) == task_objects(tasks)
-    ref_out, _ = reference("values", args)
-    assert_same_values_report(tmp_path / "report", ref_out / "report")
+    assert run.summary["retries"] >= 1, "the killed task was not counted as retried"
+    assert_values_merged(run, reference, storage, args, tmp_path / "report", tasks, games)
 
 
 BAD_INPUTS = ["unreachable-endpoint", "wrong-credentials", "missing-bucket", "other-task-count"]
@@ -231,3 +255,43 @@ def test_bad_input_fails_names_the_url_and_changes_nothing(launch, s3, case, tmp
     assert "no merge" in run.stderr
     assert s3.listing() == before, f"{case}: the bucket changed"
     assert snapshot(tmp_path / "report") == {}
+
+
+@pytest.mark.parametrize("storage", ["s3"], indirect=True)
+def test_pipeline_runs_two_generations_and_a_rerun_skips_them(launch, storage, tmp_path):
+    server, run_url, env = storage
+    state_file = tmp_path / "pipeline-state.json"
+    args = ["--run", run_url, "--state", str(state_file), *PIPELINE]
+    first = launch("pipeline", args, env=env, tasks=2).check()
+    generations = first.summary["generations"]
+    assert first.summary["failed"] is None
+    assert [g["generation"] for g in generations] == [0, 1]
+    checkpoints = [g["checkpoint"] for g in generations]
+    for g, checkpoint in zip(generations, checkpoints):
+        assert re.fullmatch(re.escape(f"{run_url}/checkpoints/") + r"[0-9a-f]{64}\.ot", checkpoint)
+        assert g["skipped"] == [] and set(g["seconds"]) == {"selfplay", "train", "eval"}
+        assert g["games"] == 8 and 0 <= g["score"] <= 1
+    assert len(set(checkpoints)) == 2
+    assert [g["opponent"] for g in generations] == ["mcts:uniform:8", f"mcts:{checkpoints[0]}:8"]
+    published = {n for n in stored(server, f"{run_url}/checkpoints") if n.endswith(".ot")}
+    assert published == {Path(c).name for c in checkpoints}
+    for g in (0, 1):
+        assert {"positions-00000.parquet", "positions-00003.parquet"} <= \
+            set(stored(server, f"{run_url}/selfplay/gen-{g:04d}"))
+        match = json.loads(stored(server, f"{run_url}/eval/gen-{g:04d}")["match.json"])
+        assert match["wins"] + match["draws"] + match["losses"] == 4
+        assert match["score"] == generations[g]["score"]
+    state = json.loads(state_file.read_text())
+    assert state["run"] == run_url
+    assert [r["train"]["checkpoint"] for r in state["generations"]] == checkpoints
+    assert [r["eval"]["score"] for r in state["generations"]] == [g["score"] for g in generations]
+
+    run_folder = f"/buckets/{server.bucket}/{run_url.split('/', 3)[3]}"
+    before = server.listing(run_folder)
+    again = launch("pipeline", args, env=env, tasks=2).check()
+    assert [g["skipped"] for g in again.summary["generations"]] == \
+        [["selfplay", "train", "eval"]] * 2
+    assert [g["checkpoint"] for g in again.summary["generations"]] == checkpoints
+    assert "submitted" not in again.stderr, "the rerun started tasks"
+    assert server.listing(run_folder) == before, "the rerun changed stored objects"
+    assert json.loads(state_file.read_text()) == state

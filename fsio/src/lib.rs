@@ -112,17 +112,31 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), FsioError> {
     f.commit()
 }
 
-/// Write through a closure that receives the temporary file's path (for libraries that only
-/// write to a path); the result is renamed into place when the closure succeeds.
+/// Write through a closure that receives a temporary path (for libraries that only write to a
+/// path); the file is renamed into place when the closure succeeds. The temporary file has the
+/// destination's own name, inside a temporary folder beside it, so that formats that record
+/// their file name (libtorch's archives name their root folder after it) or choose by
+/// extension (image encoders) see the real one.
 pub fn write_atomic_with<E>(
     path: &Path,
     write: impl FnOnce(&Path) -> Result<(), E>,
 ) -> Result<Result<(), E>, FsioError> {
-    let f = AtomicFile::create(path)?;
-    if let Err(e) = write(f.temp_path()) {
+    let dir = parent_dir(path);
+    std::fs::create_dir_all(dir).map_err(io_err(path))?;
+    let name = path.file_name().unwrap_or(path.as_os_str());
+    let folder = tempfile::Builder::new()
+        .prefix(&format!(".{}.", name.to_string_lossy()))
+        .suffix(".tmp")
+        .tempdir_in(dir)
+        .map_err(io_err(path))?;
+    let tmp = folder.path().join(name);
+    if let Err(e) = write(&tmp) {
         return Ok(Err(e));
     }
-    f.commit().map(Ok)
+    File::open(&tmp).and_then(|f| f.sync_all()).map_err(io_err(path))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))?;
+    sync_dir(dir).map_err(io_err(path))?;
+    Ok(Ok(()))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! people (`games.log`) and the result as JSON and Markdown (`shogilab_eval::record`), each
 //! file atomically.
 
+use super::task_args::{TaskArgs, TaskLine};
 use super::VariantArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -19,7 +20,7 @@ use shogilab_eval::{
 };
 use shogilab_fsio::write_atomic;
 use shogilab_pipeline::checkpoint_for_spec;
-use shogilab_store::{Store, Task};
+use shogilab_store::Store;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -51,13 +52,10 @@ pub struct MatchArgs {
     /// Print the result as JSON as the last line.
     #[arg(long)]
     pub json: bool,
-    /// Play only the openings k with k % N == I (each twice, colours swapped) and store them
-    /// as the part match-IIIII-of-NNNNN.json in --out, then print one JSON line.
-    #[arg(long, value_name = "I", requires_all = ["task_count", "out"], conflicts_with = "sprt")]
-    pub task_index: Option<u64>,
-    /// Number of tasks the openings are split into (with --task-index).
-    #[arg(long, value_name = "N", requires = "task_index")]
-    pub task_count: Option<u64>,
+    // (match: the task's games are stored as match-IIIII-of-NNNNN.json in --out, which it
+    // needs; not with --sprt.)
+    #[command(flatten)]
+    pub task: TaskArgs,
 }
 
 /// Game settings shared by `match` and `gauntlet`.
@@ -141,10 +139,10 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     let v = a.variant.load()?;
     let out = a.out.as_deref().map(Store::open).transpose()?;
     let settings = match_settings(&a, &v.name);
-    let task = match (a.task_index, a.task_count) {
-        (Some(i), Some(n)) => Some(Task::new(i, n)?),
-        _ => None,
-    };
+    let task = a.task.task()?;
+    if task.is_some() && (out.is_none() || a.sprt.is_some()) {
+        bail!("--task-index needs --out (where the task's part goes) and no --sprt");
+    }
     if let (Some(out), None) = (&out, task) {
         if let Some((record, games)) = match_tasks::merge(out, &settings)? {
             write_match_files(out, &record, &games, &v.name)?;
@@ -155,16 +153,10 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
             return Ok(());
         }
     }
-    let t0 = std::time::Instant::now();
-    let task_line = |task: Task, games: usize, played: usize, url: &str| {
-        serde_json::json!({
-            "task": task.index, "tasks": task.count, "games": games, "played": played,
-            "seconds": t0.elapsed().as_secs_f64(), "object": url,
-        })
-    };
-    if let (Some(out), Some(task)) = (&out, task) {
+    let line = task.map(TaskLine::start);
+    if let (Some(out), Some(task), Some(line)) = (&out, task, &line) {
         if let Some((url, part)) = match_tasks::stored(out, task, &settings)? {
-            println!("{}", task_line(task, part.indices.len(), 0, &url));
+            line.print(part.indices.len(), 0, ("object", url.into()));
             return Ok(());
         }
     }
@@ -183,9 +175,9 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
         check_limits(agent.as_ref(), &cfg.limits, LimitSource::Match)?;
     }
     let r = run_match(pa.as_mut(), pb.as_mut(), &v, &cfg, &mut |g| print_game(g, ""))?;
-    if let (Some(out), Some(task)) = (&out, task) {
+    if let (Some(out), Some(task), Some(line)) = (&out, task, &line) {
         let url = match_tasks::write_part(out, task, &settings, &r)?;
-        println!("{}", task_line(task, r.games.len(), r.games.len(), &url));
+        line.print(r.games.len(), r.games.len(), ("object", url.into()));
         return Ok(());
     }
     println!("{}", r.describe());

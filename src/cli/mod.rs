@@ -9,6 +9,7 @@ mod ladder;
 mod matchcmd;
 mod pipeline;
 mod selfplay_cmd;
+mod task_args;
 mod teacher_cmd;
 mod train_cmd;
 mod values_cmd;

@@ -4,13 +4,13 @@
 //! are refused, naming the setting. `--task-index I --task-count N` plays only task I's shards
 //! and prints one JSON line for a scheduler.
 
+use super::task_args::{TaskArgs, TaskLine};
 use super::VariantArgs;
 use anyhow::Result;
 use clap::Args;
 use shogilab_pipeline::{run_selfplay, SelfplayJob};
 use shogilab_selfplay::SelfplayConfig;
-use shogilab_store::{Store, Task};
-use std::time::Instant;
+use shogilab_store::Store;
 
 #[derive(Args)]
 pub struct SelfplayArgs {
@@ -45,13 +45,8 @@ pub struct SelfplayArgs {
     /// Generation number recorded in the data.
     #[arg(long, default_value_t = 0)]
     pub generation: u32,
-    /// Play only the shards s with s % N == I of this task, then print one JSON line (the
-    /// task, its games, the games played now, seconds, its shards). Stored shards are skipped.
-    #[arg(long, value_name = "I", requires = "task_count")]
-    pub task_index: Option<u64>,
-    /// Number of tasks the shards are split into (with --task-index).
-    #[arg(long, value_name = "N", requires = "task_index")]
-    pub task_count: Option<u64>,
+    #[command(flatten)]
+    pub task: TaskArgs,
 }
 
 pub fn run(a: SelfplayArgs) -> Result<()> {
@@ -59,11 +54,8 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     let mut cfg =
         SelfplayConfig { concurrent: a.concurrent, max_plies: a.max_plies, ..Default::default() };
     cfg.search.simulations = a.simulations;
-    let task = match (a.task_index, a.task_count) {
-        (Some(i), Some(n)) => Some(Task::new(i, n)?),
-        _ => None,
-    };
-    let t0 = Instant::now();
+    let task = a.task.task()?;
+    let line = task.map(TaskLine::start);
     let job = SelfplayJob {
         out: Store::open(&a.out)?,
         games: a.games,
@@ -75,16 +67,8 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
         task,
     };
     let s = run_selfplay(&v, &job)?;
-    if let Some(task) = task {
-        let line = serde_json::json!({
-            "task": task.index,
-            "tasks": task.count,
-            "games": s.games,
-            "played": s.games_played,
-            "seconds": t0.elapsed().as_secs_f64(),
-            "shards": s.shards,
-        });
-        println!("{line}");
+    if let Some(line) = line {
+        line.print(s.games as usize, s.games_played as usize, ("shards", s.shards.into()));
         return Ok(());
     }
     println!(

@@ -7,6 +7,7 @@
 //! report files). `--convert-log` converts a JSON-lines log of an earlier version. Every input
 //! is checked before any game is played or any file written.
 
+use super::task_args::{TaskArgs, TaskLine};
 use super::VariantArgs;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
@@ -38,15 +39,10 @@ pub struct ValuesArgs {
     /// environment variables). Default: <out>/games/<variant>.
     #[arg(long, value_name = "URL")]
     pub log: Option<String>,
-    /// Play only this task's share of the --games games (setups s with s % N == I, both
-    /// colours) and store it as the log's one part task-IIIII-of-NNNNN.parquet, then stop (no
-    /// fit). A stored task plays nothing. The same command without the task options fits
-    /// every part. See the README's "Running on a cluster".
-    #[arg(long, value_name = "I", requires = "task_count")]
-    pub task_index: Option<u64>,
-    /// Number of tasks the games are split into (with --task-index).
-    #[arg(long, value_name = "N", requires = "task_index")]
-    pub task_count: Option<u64>,
+    // (values: the task's games are stored as the log's one part task-IIIII-of-NNNNN.parquet;
+    // nothing is fitted.)
+    #[command(flatten)]
+    pub task: TaskArgs,
     /// Imbalance games of these setup rules the log should hold (missing ones are played; 0 =
     /// play none). Every game of the same engine in the log is fitted, whatever its setup rules.
     #[arg(long, default_value_t = 200)]
@@ -361,7 +357,7 @@ fn play(study: &mut Study, max_minutes: Option<f64>) -> Result<()> {
 /// One task: its games into its part of the log, then one JSON line on stdout (the task, its
 /// games, the games played now, seconds, the part's URL) for a scheduler to read.
 fn play_task(study: &mut Study, task: Task) -> Result<()> {
-    let t0 = Instant::now();
+    let line = TaskLine::start(task);
     let mut bars = Bars::default();
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {
@@ -371,15 +367,7 @@ fn play_task(study: &mut Study, task: Task) -> Result<()> {
     let stop = || interrupted.load(Ordering::Relaxed);
     let outcome = study.play_task(task, &stop, &mut bars)?;
     bars.finish();
-    let line = serde_json::json!({
-        "task": task.index,
-        "tasks": task.count,
-        "games": outcome.games,
-        "played": outcome.played,
-        "seconds": t0.elapsed().as_secs_f64(),
-        "object": outcome.url,
-    });
-    println!("{line}");
+    line.print(outcome.games, outcome.played, ("object", outcome.url.into()));
     Ok(())
 }
 
@@ -409,8 +397,8 @@ pub fn run(a: ValuesArgs) -> Result<()> {
         }
         e => e.into(),
     })?;
-    if let (Some(i), Some(n)) = (a.task_index, a.task_count) {
-        return play_task(&mut study, Task::new(i, n)?);
+    if let Some(task) = a.task.task()? {
+        return play_task(&mut study, task);
     }
     if study.to_play() > 0 {
         play(&mut study, a.max_minutes)?;

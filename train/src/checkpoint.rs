@@ -101,7 +101,9 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
 }
 
 /// Save weights and metadata, each written whole (`shogilab_fsio`). The sidecar lands first:
-/// a checkpoint file never exists without its metadata.
+/// a checkpoint file never exists without its metadata. The same weights give the same bytes
+/// (variables in name order, the archive named after the checkpoint), so a checkpoint's
+/// content hash names its weights.
 pub fn save(vs: &nn::VarStore, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
     let ps = path.display().to_string();
     let json = serde_json::to_string_pretty(meta)
@@ -109,7 +111,9 @@ pub fn save(vs: &nn::VarStore, meta: &CheckpointMeta, path: &Path) -> Result<(),
     let sc = sidecar(path);
     shogilab_fsio::write_atomic(&sc, json.as_bytes())
         .map_err(|e| CheckpointError::Write { path: sc.display().to_string(), source: e })?;
-    shogilab_fsio::write_atomic_with(path, |tmp| vs.save(tmp))
+    let mut named: Vec<(String, tch::Tensor)> = vs.variables().into_iter().collect();
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    shogilab_fsio::write_atomic_with(path, |tmp| tch::Tensor::save_multi(&named, tmp))
         .map_err(|e| CheckpointError::Write { path: ps.clone(), source: e })?
         .map_err(|e| CheckpointError::Torch { path: ps, msg: e.to_string() })
 }

@@ -55,6 +55,11 @@ fn checkpoint_round_trip_and_refusal() {
     }
     let (vs2, net2, meta) = checkpoint::load(&path, &enc, Device::Cpu).unwrap();
     assert_eq!(meta.variant, "chu");
+    // the same weights saved again (elsewhere, same name) give the same bytes: content hashes
+    // name weights
+    let again = dir.join("copy").join("gen-0001.ot");
+    checkpoint::save(&vs2, &meta, &again).unwrap();
+    assert!(std::fs::read(&path).unwrap() == std::fs::read(&again).unwrap(), "bytes differ");
     let b = outputs(&TchEvaluator::new(vs2, net2, enc, "b".into()), &ps);
     assert_eq!(a, b, "reloaded checkpoint gives different outputs");
     // another variant's encoder refuses it
