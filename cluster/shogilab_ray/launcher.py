@@ -264,6 +264,9 @@ def summary(command, count, progress, total_seconds):
         "retries": progress.retries(),
         "games": sum(r["games"] for r in results),
         "played": played,
+        # the tasks' own seconds (binary start to its last line), summed: `seconds` * CPUs
+        # minus this is what scheduling, process start and idle CPUs cost
+        "task_seconds": round(sum(r["seconds"] for r in results), 3),
         "seconds": round(progress.seconds, 3),
         "total_seconds": round(total_seconds, 3),
         "games_per_hour": round(played / progress.seconds * 3600, 1) if progress.seconds else 0,
