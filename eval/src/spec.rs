@@ -55,10 +55,11 @@ fn parse_num<T: std::str::FromStr>(spec: &str, what: &str, s: &str) -> Result<T,
     s.parse().map_err(|_| bad(spec, format!("{what} {s:?} is not a number")))
 }
 
-/// An agent that plays at its own limits, whatever the match gives.
+/// An agent that plays at its own limits, whatever the match gives ([`WithLimits::new`]), or
+/// only under another name, at the match's limits ([`WithLimits::renamed`]).
 pub struct WithLimits {
     inner: Box<dyn Agent>,
-    limits: Limits,
+    limits: Option<Limits>,
     name: String,
 }
 
@@ -74,7 +75,12 @@ impl WithLimits {
             parts.push(format!("movetime={ms}"));
         }
         let name = format!("{}@{}", inner.name(), parts.join(","));
-        Ok(WithLimits { inner, limits, name })
+        Ok(WithLimits { inner, limits: Some(limits), name })
+    }
+
+    /// `inner` under the name `name`, at the limits the match gives.
+    pub fn renamed(inner: Box<dyn Agent>, name: String) -> WithLimits {
+        WithLimits { inner, limits: None, name }
     }
 }
 
@@ -90,16 +96,20 @@ impl Agent for WithLimits {
         self.inner.reseed(seed);
     }
 
-    fn choose(&mut self, game: &Game, _match_limits: &Limits) -> Result<Choice, AgentError> {
-        self.inner.choose(game, &self.limits)
+    fn choose(&mut self, game: &Game, match_limits: &Limits) -> Result<Choice, AgentError> {
+        self.inner.choose(game, self.limits.as_ref().unwrap_or(match_limits))
     }
     fn last_nodes(&self) -> Option<u64> {
         self.inner.last_nodes()
     }
 
-    /// The match's limits are replaced by the agent's own, so any of them is accepted.
+    /// Own limits replace the match's, so any of them is accepted; a renamed agent supports
+    /// what it supports.
     fn limit_support(&self) -> LimitSupport {
-        LimitSupport::ALL
+        match self.limits {
+            Some(_) => LimitSupport::ALL,
+            None => self.inner.limit_support(),
+        }
     }
 }
 

@@ -9,8 +9,8 @@ use super::limits::{describe_limits, effective_limits};
 use super::record::{LadderAgent, LadderResult, LeftOut, PairLog};
 use super::work::{played_specs, settings_table, WorkDir};
 use super::LadderError;
-use shogilab_engine::{Game, Variant};
-use shogilab_eval::agent::{Agent, AgentError, Choice, LimitSupport, Limits};
+use shogilab_engine::Variant;
+use shogilab_eval::agent::{Agent, AgentError, Limits};
 use shogilab_eval::gauntlet::{fit_table, plan, GauntletConfig, GauntletMode};
 use shogilab_eval::r#match::{run_match, GameRecord, MatchConfig};
 use shogilab_eval::selfplay::Evaluator;
@@ -29,33 +29,6 @@ pub struct RunOptions<'a> {
     pub extra: ExtraEvaluators<'a>,
     /// Progress lines (one per pairing and per game).
     pub log: &'a mut dyn FnMut(&str),
-}
-
-/// An agent under its ladder name.
-struct Named {
-    inner: Box<dyn Agent>,
-    name: String,
-}
-
-impl Agent for Named {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-    fn new_game(&mut self, game: &Game) -> Result<(), AgentError> {
-        self.inner.new_game(game)
-    }
-    fn reseed(&mut self, seed: u64) {
-        self.inner.reseed(seed);
-    }
-    fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError> {
-        self.inner.choose(game, limits)
-    }
-    fn limit_support(&self) -> LimitSupport {
-        self.inner.limit_support()
-    }
-    fn last_nodes(&self) -> Option<u64> {
-        self.inner.last_nodes()
-    }
 }
 
 /// Builds the ladder's agents afresh, each evaluator loaded once.
@@ -93,7 +66,7 @@ impl Agents<'_> {
         if limits != Limits::default() {
             inner = Box::new(WithLimits::new(inner, limits).map_err(|e| self.refused(k, e))?);
         }
-        Ok(Box::new(Named { inner, name: self.names[k].clone() }))
+        Ok(Box::new(WithLimits::renamed(inner, self.names[k].clone())))
     }
 
     /// An agent that cannot be built, as an error naming the configuration key.
