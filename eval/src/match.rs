@@ -148,6 +148,12 @@ pub fn nodes_note(per_move: [Option<f64>; 2]) -> String {
     format!(", nodes per move {a} / {b}")
 }
 
+/// Mean nodes per move of each agent from its (moves, nodes) sums; `None` where it reported
+/// no search size.
+pub fn nodes_per_move(searched: [[u64; 2]; 2]) -> [Option<f64>; 2] {
+    searched.map(|[moves, nodes]| (moves > 0).then(|| nodes as f64 / moves as f64))
+}
+
 /// A finished (or stopped) match.
 #[derive(Debug, Clone)]
 pub struct MatchResult {
@@ -170,7 +176,7 @@ impl MatchResult {
     /// Mean nodes (or simulations) per move of A and of B over the moves whose search size they
     /// reported; `None` for an agent that reported none.
     pub fn nodes_per_move(&self) -> [Option<f64>; 2] {
-        self.searched().map(|[moves, nodes]| (moves > 0).then(|| nodes as f64 / moves as f64))
+        nodes_per_move(self.searched())
     }
 
     /// Per agent (A, B): moves whose search size was reported, and their nodes in all.

@@ -7,8 +7,7 @@
 //! are of one match (same settings, one task count, every task present) and adds them up into
 //! the record and game files of the whole match, as if one process had played it.
 
-use crate::elo::score_summary;
-use crate::r#match::MatchResult;
+use crate::r#match::{MatchResult, Tally};
 use crate::record::{GameLines, MatchRecord};
 use serde::{Deserialize, Serialize};
 use shogilab_store::{Store, StoreError, Task};
@@ -47,18 +46,22 @@ pub struct MatchPart {
     pub games: GameLines,
 }
 
+/// The part `name` of a location (its URL and contents), if it exists.
+fn read_part(at: &Store, name: &str) -> Result<Option<(String, MatchPart)>, MatchTaskError> {
+    let Some(bytes) = at.get(name)? else { return Ok(None) };
+    let url = at.url_of(name);
+    let part = serde_json::from_slice(&bytes)
+        .map_err(|source| MatchTaskError::Parse { url: url.clone(), source })?;
+    Ok(Some((url, part)))
+}
+
 /// The parts stored in a location, by task index.
 pub fn parts(at: &Store) -> Result<Vec<(String, MatchPart)>, MatchTaskError> {
     let mut out = Vec::new();
     for name in at.list()? {
-        if Task::parse_object_name(&name, STEM, "json").is_none() {
-            continue;
+        if Task::parse_object_name(&name, STEM, "json").is_some() {
+            out.extend(read_part(at, &name)?);
         }
-        let url = at.url_of(&name);
-        let bytes = at.get(&name)?.unwrap_or_default();
-        let part: MatchPart = serde_json::from_slice(&bytes)
-            .map_err(|source| MatchTaskError::Parse { url: url.clone(), source })?;
-        out.push((url, part));
     }
     out.sort_by_key(|(_, p)| p.task);
     Ok(out)
@@ -71,13 +74,11 @@ pub fn stored(
     task: Task,
     settings: &serde_json::Value,
 ) -> Result<Option<(String, MatchPart)>, MatchTaskError> {
-    let name = task.object_name(STEM, "json");
-    let Some(bytes) = at.get(&name)? else { return Ok(None) };
-    let url = at.url_of(&name);
-    let part: MatchPart = serde_json::from_slice(&bytes)
-        .map_err(|source| MatchTaskError::Parse { url: url.clone(), source })?;
-    check_same(&url, &part, settings)?;
-    Ok(Some((url, part)))
+    let stored = read_part(at, &task.object_name(STEM, "json"))?;
+    if let Some((url, part)) = &stored {
+        check_same(url, part, settings)?;
+    }
+    Ok(stored)
 }
 
 /// Store a task's games as its part; parts of another match or task count are refused first.
@@ -159,8 +160,7 @@ pub fn merge(
 
 /// The record of the games of several records of one match.
 fn sum(records: &[&MatchRecord]) -> MatchRecord {
-    let add = |f: fn(&MatchRecord) -> u64| records.iter().map(|r| f(r)).sum::<u64>();
-    let (wins, draws, losses) = (add(|r| r.wins), add(|r| r.draws), add(|r| r.losses));
+    let tally = records.iter().fold(Tally::default(), |t, r| t.plus(&r.tally()));
     let mut searched = [[0u64; 2]; 2];
     for r in records {
         for (agent, sums) in searched.iter_mut().enumerate() {
@@ -168,23 +168,7 @@ fn sum(records: &[&MatchRecord]) -> MatchRecord {
             sums[1] += r.searched[agent][1];
         }
     }
-    let s = score_summary(wins, draws, losses);
-    MatchRecord {
-        a: records[0].a.clone(),
-        b: records[0].b.clone(),
-        wins,
-        draws,
-        losses,
-        games: s.games,
-        score: s.score,
-        score_ci95: [s.score_ci.0, s.score_ci.1],
-        elo: s.elo,
-        elo_ci95: [s.elo_ci.0, s.elo_ci.1],
-        forfeits: records.iter().map(|r| r.forfeits).sum(),
-        forfeit_wins: add(|r| r.forfeit_wins),
-        forfeit_losses: add(|r| r.forfeit_losses),
-        searched,
-        nodes_per_move: searched.map(|[m, n]| (m > 0).then(|| n as f64 / m as f64)),
-        sprt: None,
-    }
+    let forfeits = records.iter().map(|r| r.forfeits).sum();
+    let agents = (records[0].a.clone(), records[0].b.clone());
+    MatchRecord::from_tally(agents, tally, (forfeits, searched), None)
 }

@@ -3,8 +3,9 @@
 //! `match.json` (the [`MatchRecord`]) and `match.md`, each file written atomically. Programs
 //! read `match.json` ([`read_match_record`]); `match.md` is for people.
 
+use crate::elo::score_summary;
 use crate::play::side_name;
-use crate::r#match::{GameRecord, MatchResult};
+use crate::r#match::{nodes_per_move, GameRecord, MatchResult, Tally};
 use serde::{Deserialize, Serialize};
 use shogilab_store::{Store, StoreError};
 use std::path::{Path, PathBuf};
@@ -143,29 +144,53 @@ pub struct MatchRecord {
 impl MatchRecord {
     /// The record of a finished match.
     pub fn of(r: &MatchResult) -> MatchRecord {
-        let s = &r.summary;
+        let sprt = r.sprt.map(|t| SprtRecord {
+            llr: t.llr,
+            lower: t.lower,
+            upper: t.upper,
+            decision: t.decision.as_str().to_string(),
+        });
+        let agents = (r.a.clone(), r.b.clone());
+        MatchRecord::from_tally(agents, r.tally(), (r.forfeits(), r.searched()), sprt)
+    }
+
+    /// The record of games from A's tally (forfeits apart), the games ended by a forfeit of
+    /// either side and the search-size sums: score and Elo with their intervals computed here.
+    pub fn from_tally(
+        (a, b): (String, String),
+        t: Tally,
+        (forfeits, searched): (usize, [[u64; 2]; 2]),
+        sprt: Option<SprtRecord>,
+    ) -> MatchRecord {
+        let s = score_summary(t.wins, t.draws, t.losses);
         MatchRecord {
-            a: r.a.clone(),
-            b: r.b.clone(),
-            wins: r.wins,
-            draws: r.draws,
-            losses: r.losses,
+            a,
+            b,
+            wins: t.wins,
+            draws: t.draws,
+            losses: t.losses,
             games: s.games,
             score: s.score,
             score_ci95: [s.score_ci.0, s.score_ci.1],
             elo: s.elo,
             elo_ci95: [s.elo_ci.0, s.elo_ci.1],
-            forfeits: r.forfeits(),
-            forfeit_wins: r.forfeit_wins,
-            forfeit_losses: r.forfeit_losses,
-            searched: r.searched(),
-            nodes_per_move: r.nodes_per_move(),
-            sprt: r.sprt.map(|t| SprtRecord {
-                llr: t.llr,
-                lower: t.lower,
-                upper: t.upper,
-                decision: t.decision.as_str().to_string(),
-            }),
+            forfeits,
+            forfeit_wins: t.forfeit_wins,
+            forfeit_losses: t.forfeit_losses,
+            searched,
+            nodes_per_move: nodes_per_move(searched),
+            sprt,
+        }
+    }
+
+    /// A's tally, forfeits apart.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            wins: self.wins,
+            draws: self.draws,
+            losses: self.losses,
+            forfeit_wins: self.forfeit_wins,
+            forfeit_losses: self.forfeit_losses,
         }
     }
 

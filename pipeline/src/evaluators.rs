@@ -8,9 +8,10 @@ use shogilab_engine::Variant;
 use shogilab_eval::spec::ExtraError;
 use shogilab_selfplay::encode::Encoder;
 use shogilab_selfplay::{Evaluator, Material, Uniform, ValueTableError};
+use shogilab_store::cache;
 use shogilab_train::checkpoint::{self, CheckpointError};
 use shogilab_train::TchEvaluator;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Why an evaluator name could not be turned into an evaluator.
@@ -51,15 +52,6 @@ pub fn load_checkpoint_evaluator(
     Ok(Arc::new(TchEvaluator::new(vs, net, enc, meta.model_id)))
 }
 
-/// A checkpoint's local path: a path as it is, a URL fetched into the cache.
-fn local_checkpoint(name: &str) -> Result<PathBuf, EvaluatorError> {
-    if name.contains("://") {
-        Ok(shogilab_store::cache::fetch(name, "json")?)
-    } else {
-        Ok(PathBuf::from(name))
-    }
-}
-
 /// The evaluator a name asks for (see the module documentation).
 pub fn make_evaluator(
     name: &str,
@@ -72,7 +64,7 @@ pub fn make_evaluator(
     match name {
         "uniform" => Ok(Arc::new(Uniform)),
         path if path.ends_with(".ot") => {
-            load_checkpoint_evaluator(&local_checkpoint(path)?, variant)
+            load_checkpoint_evaluator(&cache::fetch(path, "json")?, variant)
         }
         other => Err(EvaluatorError::Unknown(other.to_string())),
     }
@@ -86,7 +78,7 @@ pub fn checkpoint_for_spec(name: &str) -> Option<Result<Arc<dyn Evaluator>, Extr
         return None;
     }
     let load = || {
-        let path = &local_checkpoint(name)?;
+        let path = &cache::fetch(name, "json").map_err(EvaluatorError::from)?;
         let meta = checkpoint::read_meta(path)?;
         let v = Variant::builtin(&meta.variant).map_err(|e| EvaluatorError::Variant {
             path: name.to_string(),

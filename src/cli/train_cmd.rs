@@ -84,10 +84,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
             data.push(PathBuf::from(d));
         }
     }
-    let init = match a.init.as_deref() {
-        Some(u) if u.contains("://") => Some(cache::fetch(u, "json")?),
-        other => other.map(PathBuf::from),
-    };
+    let init = a.init.as_deref().map(|u| cache::fetch(u, "json")).transpose()?;
     let job =
         TrainJob { data, out: a.out, init, preset: a.preset, steps: a.steps, seed: a.seed, cfg };
     let s = run_train(&v, &job)?;

@@ -81,19 +81,23 @@ pub fn mirror(url: &str, prefix: &str, suffix: &str) -> Result<(PathBuf, usize),
     Ok((dir, fetched))
 }
 
-/// A local path for `url` with its sidecar beside it (see the module documentation).
+/// A local path for `url` with its sidecar beside it (see the module documentation); a plain
+/// path is returned as it is.
 pub fn fetch(url: &str, sidecar_ext: &str) -> Result<PathBuf, StoreError> {
-    let store_url = split(url)?.0;
-    let store = Store::open(store_url)?;
-    let (_, name, stem, ext) = split(url)?;
-    if let Some(dir) = store.local_dir() {
-        return Ok(dir.join(name));
+    if !url.contains("://") {
+        return Ok(PathBuf::from(url));
     }
+    let (location, name, stem, ext) = split(url)?;
     let cache = cache_dir();
     let cached = |hash: &str| cache.join(format!("{hash}.{ext}"));
-    if is_hash(stem) && cached(stem).is_file() && cached(stem).with_extension(sidecar_ext).is_file()
-    {
-        return Ok(cached(stem));
+    let hit = cached(stem);
+    // a name that is a hash names one content: no request when the cache holds it
+    if is_hash(stem) && hit.is_file() && hit.with_extension(sidecar_ext).is_file() {
+        return Ok(hit);
+    }
+    let store = Store::open(location)?;
+    if let Some(dir) = store.local_dir() {
+        return Ok(dir.join(name));
     }
     let missing = || StoreError::Url { url: url.into(), reason: "no such object".into() };
     let bytes = store.get(name)?.ok_or_else(missing)?;

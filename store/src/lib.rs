@@ -126,18 +126,6 @@ impl Store {
         }
     }
 
-    /// A location inside this one (`sub` may hold `/`).
-    pub fn join(&self, sub: &str) -> Store {
-        let sub = sub.trim_matches('/');
-        let backend = match &self.backend {
-            Backend::Folder(p) => Backend::Folder(p.join(sub)),
-            Backend::S3 { bucket, prefix } => {
-                Backend::S3 { bucket: Arc::clone(bucket), prefix: join_key(prefix, sub) }
-            }
-        };
-        Store { url: self.url_of(sub), backend }
-    }
-
     /// The names of the objects directly in this location (not in locations inside it), sorted;
     /// an absent folder or prefix holds none.
     pub fn list(&self) -> Result<Vec<String>, StoreError> {
@@ -169,16 +157,12 @@ impl Store {
                 Err(e) => Err(StoreError::Io { url: self.url_of(name), source: e }),
             },
             Backend::S3 { bucket, prefix } => {
-                let key = ObjectPath::from(join_key(prefix, name));
+                let key = key_of(prefix, name);
                 let got = bucket.runtime.block_on(async {
                     let r = bucket.client.get(&key).await?;
                     r.bytes().await
                 });
-                match got {
-                    Ok(b) => Ok(Some(b.to_vec())),
-                    Err(object_store::Error::NotFound { .. }) => Ok(None),
-                    Err(e) => Err(StoreError::Remote { url: self.url_of(name), source: e }),
-                }
+                Ok(self.found(name, got)?.map(|b| b.to_vec()))
             }
         }
     }
@@ -188,12 +172,8 @@ impl Store {
         match &self.backend {
             Backend::Folder(dir) => Ok(dir.join(name).is_file()),
             Backend::S3 { bucket, prefix } => {
-                let key = ObjectPath::from(join_key(prefix, name));
-                match bucket.runtime.block_on(bucket.client.head(&key)) {
-                    Ok(_) => Ok(true),
-                    Err(object_store::Error::NotFound { .. }) => Ok(false),
-                    Err(e) => Err(StoreError::Remote { url: self.url_of(name), source: e }),
-                }
+                let head = bucket.runtime.block_on(bucket.client.head(&key_of(prefix, name)));
+                Ok(self.found(name, head)?.is_some())
             }
         }
     }
@@ -201,13 +181,9 @@ impl Store {
     /// Write an object whole, replacing any object of that name (see the module documentation).
     pub fn put(&self, name: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
         match &self.backend {
-            Backend::Folder(dir) => {
-                std::fs::create_dir_all(dir).map_err(|e| self.io(e))?;
-                shogilab_fsio::write_atomic(&dir.join(name), &bytes)?;
-                Ok(())
-            }
+            Backend::Folder(dir) => Ok(shogilab_fsio::write_atomic(&dir.join(name), &bytes)?),
             Backend::S3 { bucket, prefix } => {
-                let key = ObjectPath::from(join_key(prefix, name));
+                let key = key_of(prefix, name);
                 bucket
                     .runtime
                     .block_on(bucket.client.put(&key, PutPayload::from(bytes)))
@@ -227,14 +203,22 @@ impl Store {
                 _ => Ok(()),
             },
             Backend::S3 { bucket, prefix } => {
-                let key = ObjectPath::from(join_key(prefix, name));
-                match bucket.runtime.block_on(bucket.client.delete(&key)) {
-                    Err(e) if !matches!(e, object_store::Error::NotFound { .. }) => {
-                        Err(StoreError::Remote { url: self.url_of(name), source: e })
-                    }
-                    _ => Ok(()),
-                }
+                let deleted = bucket.runtime.block_on(bucket.client.delete(&key_of(prefix, name)));
+                self.found(name, deleted).map(|_| ())
             }
+        }
+    }
+
+    /// A request's outcome for object `name`: `None` when there is no such object.
+    fn found<T>(
+        &self,
+        name: &str,
+        outcome: Result<T, object_store::Error>,
+    ) -> Result<Option<T>, StoreError> {
+        match outcome {
+            Ok(x) => Ok(Some(x)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(source) => Err(StoreError::Remote { url: self.url_of(name), source }),
         }
     }
 
@@ -247,12 +231,12 @@ impl Store {
     }
 }
 
-/// `prefix/sub`, without a leading `/` when the prefix is empty.
-fn join_key(prefix: &str, sub: &str) -> String {
+/// The key of object `name` under `prefix` (no leading `/` when the prefix is empty).
+fn key_of(prefix: &str, name: &str) -> ObjectPath {
     if prefix.is_empty() {
-        sub.to_string()
+        ObjectPath::from(name)
     } else {
-        format!("{prefix}/{sub}")
+        ObjectPath::from(format!("{prefix}/{name}"))
     }
 }
 
@@ -343,8 +327,7 @@ mod tests {
     #[test]
     fn a_folder_holds_whole_objects_by_name() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&format!("file://{}", dir.path().display())).unwrap();
-        let sub = store.join("games/chu");
+        let sub = Store::open(&format!("file://{}/games/chu", dir.path().display())).unwrap();
         assert_eq!(sub.list().unwrap(), Vec::<String>::new(), "an absent folder is empty");
         assert_eq!(sub.get("a").unwrap(), None);
         sub.put("b.parquet", b"two".to_vec()).unwrap();

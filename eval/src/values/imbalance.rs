@@ -449,10 +449,14 @@ pub struct RunPlan {
     pub part_games: usize,
 }
 
+/// The (setup, colour) pairs of `agent`'s games in `games`.
+fn done_of(games: &[GameLine], agent: &str) -> HashSet<(usize, u8)> {
+    games.iter().filter(|g| g.agent == agent).map(|g| (g.setup, g.swap)).collect()
+}
+
 /// The (setup, colour) pairs still to play for `plan.target` games of `agent`.
 fn jobs_for(games: &[GameLine], agent: &str, target: usize) -> Vec<(usize, u8)> {
-    let done: HashSet<(usize, u8)> =
-        games.iter().filter(|g| g.agent == agent).map(|g| (g.setup, g.swap)).collect();
+    let done = done_of(games, agent);
     (0..target.div_ceil(2))
         .flat_map(|s| [(s, 0u8), (s, 1u8)])
         .filter(|j| !done.contains(j))
@@ -548,8 +552,7 @@ pub struct TaskOutcome {
 /// The (setup, colour) pairs of the first `target` games (setups `0..target/2`, both colours)
 /// that `task` owns (by setup) and the log's other parts do not hold.
 fn task_jobs(games: &[GameLine], agent: &str, target: usize, task: Task) -> Vec<(usize, u8)> {
-    let done: HashSet<(usize, u8)> =
-        games.iter().filter(|g| g.agent == agent).map(|g| (g.setup, g.swap)).collect();
+    let done = done_of(games, agent);
     (0..target)
         .map(|i| (i / 2, (i % 2) as u8))
         .filter(|&(s, w)| task.owns(s as u64) && !done.contains(&(s, w)))
@@ -578,13 +581,12 @@ pub fn run_task(
     }
     // the numbered parts, and one other task's part for the engine check (tasks own disjoint
     // setups: the others need not be read)
-    let mut numbered = log.read_numbered_games()?;
+    let numbered = log.read_numbered_games()?;
     let sample = match parts.first() {
         Some((t, _)) => log.read_task(*t)?.unwrap_or_default(),
         None => Vec::new(),
     };
     check_engine(log, &[&numbered[..], &sample[..]].concat(), cfg)?;
-    numbered.retain(|g| g.agent == cfg.agent_id());
     let jobs = task_jobs(&numbered, &cfg.agent_id(), target, task);
     let mut games = Vec::with_capacity(jobs.len());
     play_jobs(v, cfg, &jobs, threads, stop, &mut |g| {

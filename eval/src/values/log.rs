@@ -221,32 +221,33 @@ impl GameLog {
             return Ok(None);
         }
         let name = self.next_part(Table::Games)?;
-        self.write_games(&name, games).map(Some)
+        self.put_frame(&name, games_frame(games)).map(Some)
     }
 
     /// Write a task's games as its one part, `task-IIIII-of-NNNNN.parquet`, replacing any
     /// earlier copy (a rerun plays the same games); returns its URL.
     pub fn write_task(&self, task: Task, games: &[GameLine]) -> Result<String, LogError> {
-        self.write_games(&task.object_name(TASK_STEM, "parquet"), games)
+        self.put_frame(&task_part(task), games_frame(games))
     }
 
     /// The URL of a task's part.
     pub fn task_url(&self, task: Task) -> String {
-        self.store.url_of(&task.object_name(TASK_STEM, "parquet"))
+        self.store.url_of(&task_part(task))
     }
 
     /// A task's games, if its part exists.
     pub fn read_task(&self, task: Task) -> Result<Option<Vec<GameLine>>, LogError> {
-        let name = task.object_name(TASK_STEM, "parquet");
+        let name = task_part(task);
         match self.store.get(&name)? {
             Some(bytes) => Ok(Some(read_games_part(&self.store.url_of(&name), &bytes)?)),
             None => Ok(None),
         }
     }
 
-    fn write_games(&self, name: &str, games: &[GameLine]) -> Result<String, LogError> {
+    /// Store a table as the part `name`, whole; returns its URL.
+    fn put_frame(&self, name: &str, df: PolarsResult<DataFrame>) -> Result<String, LogError> {
         let url = self.store.url_of(name);
-        let mut df = games_frame(games).map_err(parquet_err(Path::new(&url)))?;
+        let mut df = df.map_err(parquet_err(Path::new(&url)))?;
         self.store.put(name, part_bytes(&url, &mut df)?)?;
         Ok(url)
     }
@@ -257,10 +258,7 @@ impl GameLog {
             return Ok(None);
         }
         let name = self.next_part(Table::Sessions)?;
-        let url = self.store.url_of(&name);
-        let mut df = sessions_frame(sessions).map_err(parquet_err(Path::new(&url)))?;
-        self.store.put(&name, part_bytes(&url, &mut df)?)?;
-        Ok(Some(url))
+        self.put_frame(&name, sessions_frame(sessions)).map(Some)
     }
 
     /// Remove parts (by name; the converter undoes a conversion that did not read back equal).
@@ -274,6 +272,11 @@ impl GameLog {
 
 /// The stem of task part names (`task-00003-of-00008.parquet`).
 const TASK_STEM: &str = "task";
+
+/// The name of a task's part.
+fn task_part(task: Task) -> String {
+    task.object_name(TASK_STEM, "parquet")
+}
 
 /// The numbered parts of `table` among `names`, in the order of their numbers.
 fn numbered(names: &[String], table: Table) -> Vec<String> {

@@ -252,12 +252,9 @@ impl Study {
     ) -> Result<TaskOutcome, StudyError> {
         let (v, cfg) = (&self.cfg.variant, &self.cfg.engine);
         let split = (task, self.cfg.games, self.cfg.threads);
-        let mut played = 0;
-        let outcome = imbalance::run_task(v, cfg, &self.log, split, stop, &mut |g, _| {
-            played += 1;
-            progress.game(g, played);
-        })?;
-        Ok(outcome)
+        Ok(imbalance::run_task(v, cfg, &self.log, split, stop, &mut |g, played| {
+            progress.game(g, played)
+        })?)
     }
 
     /// How the log's games are stored: task parts (and their task count) and other parts.
