@@ -82,6 +82,17 @@ def _status(returncode):
     return f"exited with status {returncode}"
 
 
+def _tell(method, *args):
+    """Call a Tracker `method` and wait until the actor has it.
+
+    A call that is only sent can be lost when this worker is killed right after (it waits in the
+    worker until the actor is up), and the launcher would then miss an attempt it must count.
+    """
+    import ray  # only on a Ray worker; the rest of this module runs without Ray
+
+    ray.get(method.remote(*args))
+
+
 def run_process(cmd, index, count, cpus, tracker, parse, expected):
     """Run one attempt of task `index` of `count`: `cmd` with OMP_NUM_THREADS=`cpus`.
 
@@ -95,7 +106,7 @@ def run_process(cmd, index, count, cpus, tracker, parse, expected):
     env = dict(os.environ, OMP_NUM_THREADS=str(cpus))
     started = time.time()
     if tracker is not None:
-        tracker.started.remote(index, started)
+        _tell(tracker.started, index, started)
     proc = subprocess.run(
         cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
         preexec_fn=_die_with_parent(),
@@ -105,7 +116,7 @@ def run_process(cmd, index, count, cpus, tracker, parse, expected):
         problem = _status(proc.returncode) if proc.returncode else f"printed no {expected}"
         tail = (proc.stderr.strip() or proc.stdout)[-STDERR_TAIL_CHARS:].rstrip()
         if tracker is not None:
-            tracker.failed.remote(index, f"{problem}: {error_line(tail)}")
+            _tell(tracker.failed, index, f"{problem}: {error_line(tail)}")
         raise TaskFailed(f"task {index} of {count} ({' '.join(cmd)}) {problem}:\n{tail}")
     summary.setdefault("seconds", round(time.time() - started, 3))
     summary["started"] = started
