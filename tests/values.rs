@@ -75,6 +75,13 @@ fn bad_input_is_refused_naming_it() {
     let p = partial.to_str().unwrap();
     refused(&["values", "-v", "chu", "--out", o, "--games", "2", "--reference", p], &out, "lion");
     refused(&["values", "-v", "shogi", "--out", o, "--games", "0"], &out, "nothing to measure");
+    refused(&["values", "-v", "chu", "--out", o, "--games", "2", "--unit", "bogus"], &out, "bogus");
+    refused(&["values", "-v", "chu", "--out", o, "--games", "2", "--odds", "king"], &out, "king");
+    refused(
+        &["values", "-v", "chu", "--out", o, "--games", "2", "--odds", "prince"],
+        &out,
+        "prince",
+    );
     let _ = std::fs::remove_dir_all(&data);
 }
 
@@ -148,6 +155,20 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
     let (ok, text) = shogilab(&args);
     assert!(!ok && text.contains("--budget-per-root-move"), "{text}");
     assert_eq!(log.read_games().unwrap().len(), 8);
+    // odds games go to the same log, are fitted apart, and calibrate; values in golds
+    let mut args = base.to_vec();
+    args.extend(["--games", "6", "--odds", "pawn", "--unit", "gold general"]);
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    assert_eq!(log.read_games().unwrap().len(), 14);
+    let odds = std::fs::read_to_string(out.join("shogi-odds.csv")).unwrap();
+    assert!(odds.starts_with("kind,games,setups,decisive,score,"), "{odds}");
+    assert!(odds.lines().nth(1).is_some_and(|l| l.starts_with("pawn,6,3,")), "{odds}");
+    let md = std::fs::read_to_string(out.join("shogi.md")).unwrap();
+    assert!(md.contains("## Calibration: odds games") && md.contains("gold general = 1"), "{md}");
+    assert!(md.contains("8 games from 4 setups"), "the imbalance fit holds the odds games:\n{md}");
+    let csv = std::fs::read_to_string(out.join("shogi.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("gold general,1.000,1.000,1.000,")), "{csv}");
     // no temporary files left behind
     assert!(files_in(&out).iter().all(|f| !f.ends_with(".tmp")), "{:?}", files_in(&out));
     let _ = std::fs::remove_dir_all(&out);

@@ -100,6 +100,12 @@ pub struct ValuesArgs {
     /// Imbalance setups: chance that a side with a promoted prince loses its king.
     #[arg(long, default_value_t = 0.5)]
     pub royal_drop: f64,
+    /// Odds games instead of random imbalances (to calibrate a unit): the start array less one
+    /// piece of this kind (e.g. `pawn`, `'gold general'`) on one side, both colours. They go to
+    /// the same log, are fitted apart from the imbalance games, and give the report's
+    /// calibration section and `<variant>-odds.csv`
+    #[arg(long, value_name = "KIND")]
+    pub odds: Option<String>,
     /// Self-play data for the regression: positions-*.parquet files or folders searched
     /// recursively (repeatable).
     #[arg(long = "datasets", value_name = "PATH")]
@@ -115,6 +121,12 @@ pub struct ValuesArgs {
     /// exists; `none` for no comparison.
     #[arg(long)]
     pub reference: Option<String>,
+    /// Unit of the values: the piece kind worth 1 (`pawn`, `'gold general'`, `'silver
+    /// general'`, ...; English names as in the report). The reference table is shown in the
+    /// same unit; with another unit than the pawn, the values table adds the primary method's
+    /// value in pawns where the pawn's effect is bounded away from zero
+    #[arg(long, value_name = "KIND", default_value = "pawn")]
+    pub unit: String,
     /// Bootstrap resamples per method.
     #[arg(long, default_value_t = 400)]
     pub bootstrap: usize,
@@ -224,6 +236,7 @@ fn study_config(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyConfig> {
         max_removals: a.max_removals,
         max_pawns: a.max_pawns,
         royal_drop: a.royal_drop,
+        odds: a.odds.clone(),
         seed: a.seed,
         ..ImbalanceConfig::default()
     };
@@ -242,6 +255,7 @@ fn study_config(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyConfig> {
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
         part_games: a.part_games,
+        unit: a.unit.clone(),
         engine,
         drop_won_setups: a.drop_won_setups,
         bootstrap: a.bootstrap,

@@ -8,9 +8,10 @@
 //! is no adjudication.
 
 use super::log::{GameLog, LogError};
+use super::odds;
 use super::searcher::{EngineSettings, Searcher};
-use super::stats::{positive, ratio_bootstrap, Design};
-use super::{estimates_from, width_curve, Kinds, MethodResult};
+use super::stats::{ratio_bootstrap, Design};
+use super::{estimates_from, unit_notes, width_curve, Kinds, MethodResult};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -51,8 +52,14 @@ pub enum ImbalanceError {
     },
     #[error("game {setup}/{swap}: unknown piece kind {kind:?}")]
     UnknownKind { setup: usize, swap: u8, kind: String },
-    #[error("the variant has no pawn: no unit for the values")]
-    NoPawn,
+    #[error("the variant has no pawn and no other unit was chosen: no unit for the values")]
+    NoUnit,
+    #[error("--odds {kind:?}: not a non-royal kind of the start array (odds can take away: {available})")]
+    OddsKind { kind: String, available: String },
+    #[error(
+        "game {setup}/{swap}: an odds game whose sides differ by other than one piece of one kind"
+    )]
+    NotOdds { setup: usize, swap: u8 },
     #[error("no imbalance games to fit")]
     NoGames,
     #[error("{url}: a part of this log split into {found} tasks; --task-count {asked} would split it otherwise (use the same task count, or another --log)")]
@@ -102,6 +109,11 @@ pub struct ImbalanceConfig {
     /// general across the board): such games measure the start array's geometry, not the
     /// material.
     pub safe_royals: bool,
+    /// Odds games instead of random imbalances: every setup is the start array less one
+    /// piece of this kind (English name, e.g. `pawn`, `gold general`) on one side, drawn at
+    /// random among that side's pieces of the kind ([`super::odds`]). The setup fields above
+    /// are then unused; `safe_royals` still applies.
+    pub odds: Option<String>,
     pub seed: u64,
 }
 
@@ -133,6 +145,7 @@ impl Default for ImbalanceConfig {
             min_promotions: 0,
             royal_drop: 0.5,
             safe_royals: false,
+            odds: None,
             seed: 1,
         }
     }
@@ -169,8 +182,13 @@ impl ImbalanceConfig {
         Ok(())
     }
 
-    /// The setup rules alone (the defaults of the first logs keep their short form).
+    /// The setup rules alone (the defaults of the first logs keep their short form; odds
+    /// games are `odds-<kind>`, the kind's name with hyphens for spaces).
     pub fn setup_id(&self) -> String {
+        if let Some(kind) = &self.odds {
+            let safe = if self.safe_royals { "-s" } else { "" };
+            return format!("{}{}{safe}", odds::RULES_PREFIX, kind.replace(' ', "-"));
+        }
         let mut s = format!("rm{}p{}pr{}", self.max_removals, self.max_pawns, self.promote_prob);
         if self.min_promotions > 0 {
             s += &format!("m{}", self.min_promotions);
@@ -196,14 +214,19 @@ impl ImbalanceConfig {
     }
 }
 
+/// Where the setup rules start in a logged game's `agent` string (at the hyphen before them).
+fn rules_start(agent: &str) -> Option<usize> {
+    agent.find(&format!("-{}", odds::RULES_PREFIX)).or_else(|| agent.rfind("-rm"))
+}
+
 /// The engine part of a logged game's `agent` string (see [`ImbalanceConfig::agent_id`]).
 pub fn engine_of(agent: &str) -> &str {
-    agent.rfind("-rm").map_or(agent, |i| &agent[..i])
+    rules_start(agent).map_or(agent, |i| &agent[..i])
 }
 
 /// The setup-rules part of a logged game's `agent` string (empty if it has none).
 pub fn rules_of(agent: &str) -> &str {
-    agent.rfind("-rm").map_or("", |i| &agent[i + 1..])
+    rules_start(agent).map_or("", |i| &agent[i + 1..])
 }
 
 /// The distinct `agent` strings (engine + setup rules) of a log, in order of first appearance.
@@ -281,16 +304,13 @@ pub fn wins_at_once(pos: &Position, moves: &mut MoveList) -> bool {
     })
 }
 
-/// One draw of the setup rules from `rng`: the position as drawn and its mirror.
-fn draw_setup(
-    v: &Arc<Variant>,
-    kinds: &Kinds,
-    cfg: &ImbalanceConfig,
-    rng: &mut SmallRng,
-) -> [Position; 2] {
+/// A piece of the start array in a setup being drawn: (square, colour, type, present).
+pub(super) type SetupPiece = (u16, Color, u16, bool);
+
+/// The pieces of the start array, all present.
+pub(super) fn start_pieces(v: &Arc<Variant>) -> Vec<SetupPiece> {
     let start = Position::start(v);
-    // (square, colour, type, present)
-    let mut pieces: Vec<(u16, Color, u16, bool)> = Vec::new();
+    let mut pieces = Vec::new();
     for &sq in &v.squares {
         let c = start.cell(sq);
         if c != 0 && c & 0x8000 == 0 {
@@ -298,9 +318,46 @@ fn draw_setup(
             pieces.push((sq, col, c & TYPE_MASK, true));
         }
     }
+    pieces
+}
+
+/// The two start positions of a drawn setup: as drawn, and rotated 180° with the colours
+/// swapped (so that each side of the imbalance moves first once).
+pub(super) fn setup_pair(v: &Arc<Variant>, pieces: &[SetupPiece]) -> [Position; 2] {
+    let build = |mirror: bool| -> Position {
+        let mut pos = Position::empty(Arc::clone(v));
+        for &(sq, col, t, present) in pieces {
+            if !present {
+                continue;
+            }
+            let (sq, col) = if mirror {
+                let (x, y) = v.xy(sq);
+                (v.sq(v.files as i16 - 1 - x, v.ranks as i16 - 1 - y), col.flip())
+            } else {
+                (sq, col)
+            };
+            pos.place(sq, col, t);
+        }
+        // through SFEN, so that the game starts from exactly the logged position
+        Position::from_sfen(v, &pos.to_sfen()).unwrap_or(pos)
+    };
+    [build(false), build(true)]
+}
+
+/// One draw of the setup rules from `rng`: the position as drawn and its mirror.
+fn draw_setup(
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    cfg: &ImbalanceConfig,
+    rng: &mut SmallRng,
+) -> [Position; 2] {
+    if let Some(kind) = &cfg.odds {
+        return odds::draw(v, kinds, kind, rng);
+    }
+    let mut pieces = start_pieces(v);
     let pawn = kinds.pawn;
     for col in [Color::Black, Color::White] {
-        let pick_kind = |pieces: &Vec<(u16, Color, u16, bool)>,
+        let pick_kind = |pieces: &Vec<SetupPiece>,
                          rng: &mut SmallRng,
                          ok: &dyn Fn(u16) -> bool|
          -> Option<usize> {
@@ -361,24 +418,7 @@ fn draw_setup(
             }
         }
     }
-    let build = |mirror: bool| -> Position {
-        let mut pos = Position::empty(Arc::clone(v));
-        for &(sq, col, t, present) in &pieces {
-            if !present {
-                continue;
-            }
-            let (sq, col) = if mirror {
-                let (x, y) = v.xy(sq);
-                (v.sq(v.files as i16 - 1 - x, v.ranks as i16 - 1 - y), col.flip())
-            } else {
-                (sq, col)
-            };
-            pos.place(sq, col, t);
-        }
-        // through SFEN, so that the game starts from exactly the logged position
-        Position::from_sfen(v, &pos.to_sfen()).unwrap_or(pos)
-    };
-    [build(false), build(true)]
+    setup_pair(v, &pieces)
 }
 
 /// Play one game of a setup.
@@ -703,7 +743,7 @@ pub fn design(kinds: &Kinds, games: &[GameLine]) -> Result<Design, ImbalanceErro
 /// When the games come from several setup rules: each rule set fitted alone (point estimates),
 /// so that a reader sees whether pooling them is sound (the model is the same for all rules;
 /// a pawn coefficient that differs between them shows where it is not quite).
-fn per_rules_note(kinds: &Kinds, games: &[GameLine], pawn: usize, ridge: f64) -> Option<String> {
+fn per_rules_note(kinds: &Kinds, games: &[GameLine], unit: usize, ridge: f64) -> Option<String> {
     let rules = agents_in(games);
     if rules.len() < 2 {
         return None;
@@ -714,21 +754,27 @@ fn per_rules_note(kinds: &Kinds, games: &[GameLine], pawn: usize, ridge: f64) ->
         let own: Vec<GameLine> = games.iter().filter(|g| g.agent == *r).cloned().collect();
         let d = design(kinds, &own).ok()?;
         let fit = super::stats::logistic_fit(&d, None, ridge);
-        let unit = fit.beta[1 + pawn];
-        parts.push(format!("`{}` ({} games) pawn coefficient {unit:.4}", rules_of(r), own.len()));
-        values.push((0..kinds.len()).map(|k| super::stats::ratio(fit.beta[1 + k], unit)).collect());
+        let coef = fit.beta[1 + unit];
+        parts.push(format!(
+            "`{}` ({} games) {} coefficient {coef:.4}",
+            rules_of(r),
+            own.len(),
+            kinds.unit_name()
+        ));
+        values.push((0..kinds.len()).map(|k| super::stats::ratio(fit.beta[1 + k], coef)).collect());
     }
     let (a, b): (Vec<f64>, Vec<f64>) = values[0]
         .iter()
         .zip(&values[values.len() - 1])
         .enumerate()
-        .filter(|(k, (x, y))| *k != pawn && x.is_finite() && y.is_finite())
+        .filter(|(k, (x, y))| *k != unit && x.is_finite() && y.is_finite())
         .map(|(_, (x, y))| (*x, *y))
         .unzip();
     if a.len() < 3 {
         return Some(format!(
-            "setup rules fitted alone: {}; no comparison of their values (a rule set without a positive pawn coefficient has none in pawn units)",
-            parts.join(", ")
+            "setup rules fitted alone: {}; no comparison of their values (a rule set without a positive {name} coefficient has none in {name} units)",
+            parts.join(", "),
+            name = kinds.unit_name()
         ));
     }
     let mut ratios: Vec<f64> =
@@ -736,12 +782,13 @@ fn per_rules_note(kinds: &Kinds, games: &[GameLine], pawn: usize, ridge: f64) ->
     ratios.sort_by(|x, y| x.total_cmp(y));
     let median = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
     Some(format!(
-        "setup rules fitted alone: {}; the first and last rules' values correlate at Pearson {:.2} (Spearman {:.2}) over {} kinds, the last's are {:.2} times the first's (median ratio over kinds worth more than half a pawn)",
+        "setup rules fitted alone: {}; the first and last rules' values correlate at Pearson {:.2} (Spearman {:.2}) over {} kinds, the last's are {:.2} times the first's (median ratio over kinds worth more than half a {})",
         parts.join(", "),
         super::stats::pearson(&a, &b),
         super::stats::spearman(&a, &b),
         a.len(),
-        median
+        median,
+        kinds.unit_name()
     ))
 }
 
@@ -753,41 +800,32 @@ pub fn fit(
     seed: u64,
     description: String,
 ) -> Result<MethodResult, ImbalanceError> {
-    let pawn = kinds.pawn.ok_or(ImbalanceError::NoPawn)?;
+    let unit = kinds.unit.ok_or(ImbalanceError::NoUnit)?;
     let d = design(kinds, games)?;
     if d.rows() == 0 {
         return Err(ImbalanceError::NoGames);
     }
     let ridge = 1e-3;
-    let r = ratio_bootstrap(&d, 1 + pawn, ridge, resamples, seed);
+    let r = ratio_bootstrap(&d, 1 + unit, ridge, resamples, seed);
     let mut estimates = estimates_from(kinds, &r, 1);
     let (curve, effect_curve) =
-        width_curve(&d, 1 + pawn, 1, kinds.len(), ridge, (resamples / 2).max(50), seed, &|s| {
+        width_curve(&d, 1 + unit, 1, kinds.len(), ridge, (resamples / 2).max(50), seed, &|s| {
             s.rows() as f64
         });
     let mut notes = Vec::new();
     let decisive = games.iter().filter(|g| g.result != 0.5).count();
     notes.push(format!(
-        "{} games from {} setups, {} decisive ({:.0}%), first-move coefficient {:.3} (logit), pawn coefficient {:.4}",
+        "{} games from {} setups, {} decisive ({:.0}%), first-move coefficient {:.3} (logit), {} coefficient {:.4}",
         games.len(),
         d.clusters,
         decisive,
         100.0 * decisive as f64 / games.len().max(1) as f64,
         r.fit.beta[0],
-        r.fit.beta[1 + pawn]
+        kinds.unit_name(),
+        r.fit.beta[1 + unit]
     ));
-    if r.bad_unit > 0 {
-        notes.push(format!(
-            "{} of {} bootstrap refits had a non-positive pawn coefficient (unbounded intervals)",
-            r.bad_unit, r.resamples
-        ));
-    }
-    if !positive(r.fit.beta[d.p - kinds.len() + pawn]) {
-        notes.push(
-            "the pawn coefficient is not positive: no value in pawn units (empty cells)".into(),
-        );
-    }
-    if let Some(n) = per_rules_note(kinds, games, pawn, ridge) {
+    notes.extend(unit_notes(kinds, &r, 1));
+    if let Some(n) = per_rules_note(kinds, games, unit, ridge) {
         notes.push(n);
     }
     for (k, e) in estimates.iter_mut().enumerate() {
@@ -877,41 +915,32 @@ pub fn fit_positions(
     seed: u64,
     description: String,
 ) -> Result<Option<MethodResult>, ImbalanceError> {
-    let pawn = kinds.pawn.ok_or(ImbalanceError::NoPawn)?;
+    let unit = kinds.unit.ok_or(ImbalanceError::NoUnit)?;
     let (d, quiet) = position_design(v, kinds, games)?;
     if d.rows() == 0 {
         return Ok(None);
     }
     let with_moves = games.iter().filter(|g| !g.moves.is_empty()).count();
     let ridge = 1e-3;
-    let r = ratio_bootstrap(&d, 2 + pawn, ridge, resamples, seed);
+    let r = ratio_bootstrap(&d, 2 + unit, ridge, resamples, seed);
     let estimates = estimates_from(kinds, &r, 2);
     let (curve, effect_curve) =
-        width_curve(&d, 2 + pawn, 2, kinds.len(), ridge, (resamples / 2).max(50), seed, &|s| {
+        width_curve(&d, 2 + unit, 2, kinds.len(), ridge, (resamples / 2).max(50), seed, &|s| {
             // clusters are setups of (up to) two games
             (s.clusters as f64) * with_moves as f64 / d.clusters.max(1) as f64
         });
     let mut notes = vec![format!(
-        "{} games ({} setups) with recorded moves, {} quiet positions ({} weighted rows); constant {:.3}, side to move {:.3}, pawn coefficient {:.4} (logit)",
+        "{} games ({} setups) with recorded moves, {} quiet positions ({} weighted rows); constant {:.3}, side to move {:.3}, {} coefficient {:.4} (logit)",
         with_moves,
         d.clusters,
         quiet,
         d.rows(),
         r.fit.beta[0],
         r.fit.beta[1],
-        r.fit.beta[2 + pawn]
+        kinds.unit_name(),
+        r.fit.beta[2 + unit]
     )];
-    if r.bad_unit > 0 {
-        notes.push(format!(
-            "{} of {} bootstrap refits had a non-positive pawn coefficient (unbounded intervals)",
-            r.bad_unit, r.resamples
-        ));
-    }
-    if !positive(r.fit.beta[d.p - kinds.len() + pawn]) {
-        notes.push(
-            "the pawn coefficient is not positive: no value in pawn units (empty cells)".into(),
-        );
-    }
+    notes.extend(unit_notes(kinds, &r, 2));
     let never: Vec<&str> =
         estimates.iter().filter(|e| e.value.is_nan()).map(|e| e.piece.as_str()).collect();
     if !never.is_empty() {

@@ -1,5 +1,5 @@
 //! Empirical piece values (`shogilab values`): three estimates of every piece kind's value in
-//! pawn units, each with a 95% bootstrap interval, and a report beside a reference table.
+//! units of one kind (the pawn unless `--unit` says otherwise), each with a 95% bootstrap interval, and a report beside a reference table.
 //!
 //! * [`imbalance`]: H.G. Muller's method. An engine plays itself from start positions with a few
 //!   random pieces removed (or promoted in place); the result is regressed on the per-kind
@@ -24,6 +24,8 @@ pub mod agent;
 pub mod imbalance;
 pub mod jsonl;
 pub mod log;
+pub mod odds;
+pub mod odds_report;
 pub mod output;
 pub mod probe;
 pub mod report;
@@ -46,6 +48,9 @@ pub struct Kinds {
     pub royal: Vec<bool>,
     /// Kind index of the pawn.
     pub pawn: Option<usize>,
+    /// Kind index of the unit of the values (the pawn unless [`Kinds::with_unit`] chose
+    /// another kind).
+    pub unit: Option<usize>,
 }
 
 impl Kinds {
@@ -66,7 +71,18 @@ impl Kinds {
             of_type.push(k);
         }
         let pawn = names.iter().position(|n| n == "pawn");
-        Kinds { names, of_type, royal, pawn }
+        Kinds { names, of_type, royal, pawn, unit: pawn }
+    }
+
+    /// The same kinds with the values in units of kind `name` (None: no such kind).
+    pub fn with_unit(self, name: &str) -> Option<Kinds> {
+        let unit = Some(self.index(name)?);
+        Some(Kinds { unit, ..self })
+    }
+
+    /// The name of the unit kind ("pawn" when the variant has neither the unit nor a pawn).
+    pub fn unit_name(&self) -> &str {
+        self.unit.map_or("pawn", |k| self.names[k].as_str())
     }
 
     pub fn len(&self) -> usize {
@@ -146,13 +162,34 @@ pub struct MethodResult {
 impl MethodResult {
     /// Mean and max finite half-width, and how many kinds have an unbounded or missing interval.
     pub fn widths(&self) -> (f64, f64, usize) {
-        // the pawn is the unit: its interval is [1, 1] by definition
-        let others = || self.estimates.iter().filter(|e| e.piece != "pawn");
+        // the unit's interval is [1, 1] by definition
+        let is_unit = |e: &&ValueEstimate| e.value == 1.0 && e.lo == 1.0 && e.hi == 1.0;
+        let others = || self.estimates.iter().filter(|e| !is_unit(e));
         let hw: Vec<f64> = others().map(|e| e.half_width()).filter(|w| w.is_finite()).collect();
         let missing = others().count() - hw.len();
         let mean = mean_finite(hw.iter().copied());
         (mean, hw.iter().copied().fold(f64::NAN, f64::max), missing)
     }
+}
+
+/// The notes of a regression fit about its unit (kind column `offset + unit` of `r`): the
+/// bootstrap refits whose unit coefficient was not positive, and a fit whose own is not.
+pub(crate) fn unit_notes(kinds: &Kinds, r: &stats::RatioEstimates, offset: usize) -> Vec<String> {
+    let name = kinds.unit_name();
+    let mut notes = Vec::new();
+    if r.bad_unit > 0 {
+        notes.push(format!(
+            "{} of {} bootstrap refits had a non-positive {name} coefficient (unbounded intervals)",
+            r.bad_unit, r.resamples
+        ));
+    }
+    let unit = kinds.unit.map_or(f64::NAN, |u| r.fit.beta[offset + u]);
+    if !stats::positive(unit) && !r.fit.beta.iter().all(|b| b.is_nan()) {
+        notes.push(format!(
+            "the {name} coefficient is not positive: no value in {name} units (empty cells)"
+        ));
+    }
+    notes
 }
 
 /// Estimates from a [`stats::RatioEstimates`] over kind columns starting at `offset`.
@@ -297,6 +334,7 @@ mod tests {
             of_type: vec![0, 1, 2],
             royal: vec![false; 3],
             pawn: Some(0),
+            unit: Some(0),
         };
         let m = MethodResult::default().with_draws(&kinds, &r, 1);
         assert_eq!(m.effects.len(), 3);

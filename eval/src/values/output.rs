@@ -6,6 +6,7 @@
 //! removes the one an earlier run left, so the folder never shows a chart of other numbers.
 
 use super::log::{LogError, SessionLine};
+use super::odds_report;
 use super::report::{self, Reference, ReportInput};
 use super::study::{Study, StudyResult};
 use super::{imbalance::GameLine, Kinds, MethodResult, ValueEstimate};
@@ -49,6 +50,9 @@ impl Study {
             format!("`{name}-effects.csv` (unit-free effects)"),
         ];
         files.extend(drawn.iter().map(|f| format!("`{f}`")));
+        if !result.calibrations.is_empty() {
+            files.push(format!("`{name}-odds.csv` (odds games)"));
+        }
         files.push(format!("`games/{name}/` (imbalance game log, Parquet)"));
         let sessions = self.log.read_sessions().map_err(OutputError::from)?;
         let md = report::markdown(&ReportInput {
@@ -65,6 +69,7 @@ impl Study {
                 .collect(),
             files,
             depth: self.cfg.engine.depth,
+            calibrations: &result.calibrations,
         });
         let text_files = [
             (format!("{name}-all.csv"), report::csv_all(&result.methods, reference)),
@@ -72,6 +77,13 @@ impl Study {
             (format!("{name}.csv"), report::csv_primary(&result.primary, reference)),
             (format!("{name}.md"), md),
         ];
+        let odds_file = format!("{name}-odds.csv");
+        if result.calibrations.is_empty() {
+            let _ = std::fs::remove_file(out.join(&odds_file)); // no stale table of other games
+        } else {
+            let text = odds_report::csv(&result.calibrations, &result.methods, kinds);
+            write_atomic(&out.join(&odds_file), text.as_bytes()).map_err(OutputError::from)?;
+        }
         for (file, text) in &text_files {
             write_atomic(&out.join(file), text.as_bytes()).map_err(OutputError::from)?;
         }
@@ -105,7 +117,9 @@ fn chart_xs(v: &Arc<Variant>, kinds: &Kinds, reference: Option<&Reference>) -> (
             for (t, &m) in mob.per_type.iter().enumerate() {
                 x[kinds.of_type[t]] = m as f64;
             }
-            (x, "mobility-derived value (no published table)".to_string())
+            let mut reference = Reference { values: x, ..Default::default() };
+            reference.rescale(kinds.unit.unwrap_or(0));
+            (reference.values, "mobility-derived value (no published table)".to_string())
         }
     }
 }
@@ -122,7 +136,7 @@ fn draw_charts(
     let (xs, xlabel) = chart_xs(v, kinds, reference);
     let mut drawn = Vec::new();
     let primary: Vec<ValueEstimate> = result.primary.iter().map(|p| p.estimate.clone()).collect();
-    let title = format!("{name}: measured piece values (pawn = 1, 95% intervals)");
+    let title = format!("{name}: measured piece values ({} = 1, 95% intervals)", kinds.unit_name());
     let labels = Labels { title: &title, x: &xlabel, y: "measured value (primary method)" };
     let file = format!("{name}.png");
     if chart_against(&out.join(&file), labels, &xs, &primary, 1.0)? {
@@ -147,7 +161,7 @@ fn draw_charts(
         }
     }
     let file = format!("{name}-intervals.png");
-    if intervals_chart(&out.join(&file), name, ordered)? {
+    if intervals_chart(&out.join(&file), name, kinds.unit_name(), ordered)? {
         drawn.push(file);
     }
     Ok(drawn)
@@ -168,7 +182,7 @@ fn width_series(
                 m.method,
                 if m.method == "probe" { "positions" } else { "games" }
             ),
-            // the first refits, before the pawn coefficient settles, would flatten the chart
+            // the first refits, before the unit's coefficient settles, would flatten the chart
             points: curve(m)
                 .iter()
                 .map(|&(x, y)| (x, scale * y))
@@ -179,14 +193,19 @@ fn width_series(
         .collect()
 }
 
-/// The interval widths against games used: in pawns where finite, else the effects' widths.
-/// Whether it drew (none drawn removes an earlier run's chart).
-fn intervals_chart(path: &Path, name: &str, ordered: &[MethodResult]) -> Result<bool, PlotError> {
+/// The interval widths against games used: in units of `unit` where finite, else the effects'
+/// widths. Whether it drew (none drawn removes an earlier run's chart).
+fn intervals_chart(
+    path: &Path,
+    name: &str,
+    unit: &str,
+    ordered: &[MethodResult],
+) -> Result<bool, PlotError> {
     let mut series = width_series(ordered, |m| &m.curve, 1.0, 20.0);
-    let mut unit = "pawns";
+    let mut unit = format!("{unit} = 1");
     if series.is_empty() {
         series = width_series(ordered, |m| &m.effect_curve, 100.0, f64::INFINITY);
-        unit = "effects, centi-logits";
+        unit = "effects, centi-logits".into();
     }
     if series.is_empty() {
         eprintln!("no finite interval widths yet: {name}-intervals.png not drawn");
@@ -206,7 +225,7 @@ fn intervals_chart(path: &Path, name: &str, ordered: &[MethodResult]) -> Result<
 }
 
 /// Estimates (times `scale`) against `xs` with their intervals, as a PNG at `path`; with
-/// `scale` 1 (values in pawns) a y = x line. Fewer than two finite points (the pawn alone is
+/// `scale` 1 (values in the unit) a y = x line. Fewer than two finite points (the unit alone is
 /// 1 by definition) draw nothing and remove a chart left by an earlier run. Whether it drew.
 fn chart_against(
     path: &Path,

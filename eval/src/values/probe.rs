@@ -17,8 +17,8 @@ use std::sync::Arc;
 /// A probe that cannot measure.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
-    #[error("the variant has no pawn: no unit for the values")]
-    NoPawn,
+    #[error("the variant has no pawn and no other unit was chosen: no unit for the values")]
+    NoUnit,
     #[error("evaluator {evaluator} returned {got} outputs for {asked}")]
     Outputs { evaluator: String, got: usize, asked: usize },
 }
@@ -157,11 +157,11 @@ impl Prober<'_> {
 struct Drops {
     per_pos: Vec<Vec<(f64, f64)>>,
     kinds: usize,
-    pawn: usize,
+    unit: usize,
 }
 
 impl Drops {
-    /// Mean drop per kind relative to the pawn's, the positions weighted by `mult`.
+    /// Mean drop per kind relative to the unit kind's, the positions weighted by `mult`.
     fn values(&self, mult: &[f64]) -> Vec<f64> {
         let mut s = vec![(0.0, 0.0); self.kinds];
         for (acc, m) in self.per_pos.iter().zip(mult) {
@@ -172,7 +172,7 @@ impl Drops {
         }
         let mean: Vec<f64> =
             s.iter().map(|(a, n)| if *n > 0.0 { a / n } else { f64::NAN }).collect();
-        mean.iter().map(|&m| if m.is_nan() { m } else { ratio(m, mean[self.pawn]) }).collect()
+        mean.iter().map(|&m| if m.is_nan() { m } else { ratio(m, mean[self.unit]) }).collect()
     }
 
     /// The values with 95% bootstrap intervals over positions.
@@ -226,7 +226,7 @@ impl Drops {
             let hw: Vec<f64> = ss
                 .iter()
                 .enumerate()
-                .filter(|(k, _)| *k != self.pawn)
+                .filter(|(k, _)| *k != self.unit)
                 .map(|(_, s)| {
                     let (a, b) = percentile_interval(s);
                     (b - a) / 2.0
@@ -254,10 +254,10 @@ pub fn probe(
     description: String,
     on_position: &mut dyn FnMut(usize),
 ) -> Result<MethodResult, ProbeError> {
-    let pawn = kinds.pawn.ok_or(ProbeError::NoPawn)?;
+    let unit = kinds.unit.ok_or(ProbeError::NoUnit)?;
     let prober = Prober { v, kinds, evaluator, per_position };
     let mut drops =
-        Drops { per_pos: Vec::with_capacity(positions.len()), kinds: kinds.len(), pawn };
+        Drops { per_pos: Vec::with_capacity(positions.len()), kinds: kinds.len(), unit };
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x7072_6f62);
     let mut list = MoveList::new();
     let mut probes = 0usize;

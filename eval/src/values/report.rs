@@ -5,11 +5,24 @@ use super::stats::{pearson, percentile_interval, quantile_sorted, spearman};
 use super::{Kinds, MethodResult, ValueEstimate};
 
 /// A reference table per kind (NaN where it has no value).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Reference {
     pub source: String,
     pub path: String,
     pub values: Vec<f64>,
+}
+
+impl Reference {
+    /// Express the table in units of kind `unit` (its value becomes 1); false, and nothing
+    /// changed, when the table gives that kind no positive value.
+    pub fn rescale(&mut self, unit: usize) -> bool {
+        let u = self.values.get(unit).copied().unwrap_or(f64::NAN);
+        if !(u.is_finite() && u > 0.0) {
+            return false;
+        }
+        self.values.iter_mut().for_each(|x| *x /= u);
+        true
+    }
 }
 
 /// The primary row of a kind: the first method in the given order with a finite estimate.
@@ -41,7 +54,7 @@ pub fn primary_rows(kinds: &Kinds, methods: &[MethodResult]) -> Vec<PrimaryRow> 
         .collect()
 }
 
-fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     if x.is_nan() {
         String::new()
     } else if x.is_infinite() {
@@ -55,7 +68,7 @@ fn num(x: f64) -> String {
     }
 }
 
-fn short(x: f64) -> String {
+pub(crate) fn short(x: f64) -> String {
     if x.is_nan() {
         "–".into()
     } else if x.is_infinite() {
@@ -69,7 +82,7 @@ fn short(x: f64) -> String {
     }
 }
 
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains(',') || s.contains('"') {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -230,6 +243,8 @@ pub struct ReportInput<'a> {
     pub files: Vec<String>,
     /// Full-width depth of the imbalance engine (for the explanations of disagreements).
     pub depth: u32,
+    /// The odds games, per kind given as odds.
+    pub calibrations: &'a [super::odds::Calibration],
 }
 
 fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
@@ -271,16 +286,16 @@ pub fn games_to_exclude_zero(games: usize, e: &ValueEstimate, size: f64) -> f64 
     }
 }
 
-/// The pawn's effect that the reference table's ratios imply, given this method's effects: the
-/// median over the non-royal kinds with a positive reference value of effect × pawn's
+/// The unit kind's effect that the reference table's ratios imply, given this method's effects:
+/// the median over the non-royal kinds with a positive reference value of effect × unit's
 /// reference / kind's reference (logit). NaN without a reference or such kinds.
-pub fn reference_pawn_effect(m: &MethodResult, pawn: usize, input: &ReportInput) -> f64 {
-    let rp = reference_at(input.reference, pawn);
+pub fn reference_unit_effect(m: &MethodResult, unit: usize, input: &ReportInput) -> f64 {
+    let rp = reference_at(input.reference, unit);
     if rp.is_nan() || rp <= 0.0 {
         return f64::NAN;
     }
     let mut implied: Vec<f64> = (0..m.effects.len())
-        .filter(|&k| k != pawn && !input.kinds.royal[k])
+        .filter(|&k| k != unit && !input.kinds.royal[k])
         .filter_map(|k| {
             let r = reference_at(input.reference, k);
             let x = m.effects[k].value * rp / r;
@@ -291,10 +306,10 @@ pub fn reference_pawn_effect(m: &MethodResult, pawn: usize, input: &ReportInput)
     quantile_sorted(&implied, 0.5)
 }
 
-/// What it would take to bound the pawn unit, for the sentence on a method whose pawn effect
+/// What it would take to bound the unit, for the sentence on a method whose unit's effect
 /// reaches zero: games at the measured size, and at the size the reference's ratios imply.
-fn unit_projection(m: &MethodResult, pawn: usize, input: &ReportInput) -> String {
-    let e = &m.effects[pawn];
+fn unit_projection(m: &MethodResult, kind: usize, input: &ReportInput) -> String {
+    let e = &m.effects[kind];
     let unit = if m.method == "probe" { "positions" } else { "games" };
     let mut parts = Vec::new();
     let n = games_to_exclude_zero(m.games, e, e.value);
@@ -305,12 +320,13 @@ fn unit_projection(m: &MethodResult, pawn: usize, input: &ReportInput) -> String
             m.games
         ));
     }
-    let implied = reference_pawn_effect(m, pawn, input);
+    let implied = reference_unit_effect(m, kind, input);
     let n = games_to_exclude_zero(m.games, e, implied);
     if n.is_finite() {
         parts.push(format!(
-            "the reference's ratios put it at {} centi-logits (median over the non-royal kinds of effect × reference pawn / reference value), which would take about {} {unit}",
+            "the reference's ratios put it at {} centi-logits (median over the non-royal kinds of effect × reference {} / reference value), which would take about {} {unit}",
             short(100.0 * implied),
+            input.kinds.unit_name(),
             round_games(n)
         ));
     }
@@ -331,20 +347,22 @@ fn effects_table(s: &mut String, input: &ReportInput, order: &[usize]) {
     }
     s.push_str("\n## Effects on the win odds (unit-free, 95% bootstrap intervals)\n\n");
     s.push_str(&format!(
-        "Each kind's regression coefficient: the change in the log-odds of the expected score per extra piece of the kind, ×100 (centi-logits), in `{}-effects.csv` too. The values above are these divided by the pawn's, so where the pawn's effect is not bounded away from zero the values have no finite interval while the effects still do; their ranks and correlations with the reference are the values' whenever the pawn's effect is positive.\n\n",
-        input.variant
+        "Each kind's regression coefficient: the change in the log-odds of the expected score per extra piece of the kind, ×100 (centi-logits), in `{}-effects.csv` too. The values above are these divided by the {unit}'s, so where the {unit}'s effect is not bounded away from zero the values have no finite interval while the effects still do; their ranks and correlations with the reference are the values' whenever the {unit}'s effect is positive.\n\n",
+        input.variant,
+        unit = input.kinds.unit_name()
     ));
-    if let Some(pawn) = input.kinds.pawn {
+    if let Some(kind) = input.kinds.unit {
+        let unit = input.kinds.unit_name();
         for m in &with {
-            let e = &m.effects[pawn];
+            let e = &m.effects[kind];
             if e.lo <= 0.0 {
                 s.push_str(&format!(
-                    "**{}**: the pawn's effect is {} [{}, {}] centi-logits, an interval that reaches zero, so this method's values in pawns are bounded on one side at most; its effects are the measurement.{}\n\n",
+                    "**{}**: the {unit}'s effect is {} [{}, {}] centi-logits, an interval that reaches zero, so this method's values in {unit} units are bounded on one side at most; its effects are the measurement.{}\n\n",
                     m.method,
                     short(100.0 * e.value),
                     short(100.0 * e.lo),
                     short(100.0 * e.hi),
-                    unit_projection(m, pawn, input)
+                    unit_projection(m, kind, input)
                 ));
             }
         }
@@ -387,6 +405,7 @@ pub fn markdown(input: &ReportInput) -> String {
     }
     let order = values_table(&mut s, input);
     effects_table(&mut s, input, &order);
+    s.push_str(&super::odds_report::section(input, &order));
     if let Some(r) = input.reference {
         agreement_section(&mut s, input, r, &order);
     }
@@ -400,12 +419,13 @@ fn methods_section(s: &mut String, input: &ReportInput) {
     for m in input.methods {
         let (mean, max, missing) = m.widths();
         s.push_str(&format!(
-            "* **{}**: {}. Behind it: {} {}. Mean 95% half-width {} pawns, widest {}{}.\n",
+            "* **{}**: {}. Behind it: {} {}. Mean 95% half-width {} ({} = 1), widest {}{}.\n",
             m.method,
             m.description,
             m.games,
             if m.method == "probe" { "positions" } else { "games" },
             short(mean),
+            input.kinds.unit_name(),
             short(max),
             if missing > 0 {
                 format!(", {missing} kinds without a finite interval")
@@ -419,14 +439,40 @@ fn methods_section(s: &mut String, input: &ReportInput) {
     }
 }
 
+/// With a unit other than the pawn: per kind, the primary method's value in pawns (NaN where
+/// that method has no effects).
+fn pawn_column<'a>(input: &'a ReportInput) -> Option<impl Fn(usize) -> (f64, f64, f64) + 'a> {
+    let pawn = input.kinds.pawn.filter(|&p| Some(p) != input.kinds.unit)?;
+    let per_method: Vec<(&str, Vec<(f64, f64, f64)>)> = input
+        .methods
+        .iter()
+        .filter(|m| !m.effects.is_empty())
+        .map(|m| (m.method.as_str(), super::odds_report::in_pawns(m, pawn)))
+        .collect();
+    Some(move |k: usize| {
+        let method = input.primary[k].method.as_str();
+        let nan = (f64::NAN, f64::NAN, f64::NAN);
+        per_method.iter().find(|(m, _)| *m == method).map_or(nan, |(_, v)| v[k])
+    })
+}
+
 /// The values table, kinds by reference value (else the primary estimate), largest first; returns that order of the kinds.
 fn values_table(s: &mut String, input: &ReportInput) -> Vec<usize> {
-    s.push_str("\n## Values (pawn = 1, 95% bootstrap intervals)\n\n");
+    s.push_str(&format!(
+        "\n## Values ({} = 1, 95% bootstrap intervals)\n\n",
+        input.kinds.unit_name()
+    ));
     s.push_str(
         "Primary column: the first method, in the order listed above, that measured the kind. Default order: `imbalance` first, the only randomised experiment (material differences are assigned at random before the game, so they are not confounded with who is winning); then the observational regressions (`imbalance-positions`, `texel`), whose material differences arise during the games and partly reflect who is already winning; probing last (its intervals cover only the sampling of positions, not the evaluator's own error). `--primary auto` orders the game-based methods by interval width instead. Neither choice looks at the reference.\n\n",
     );
     let mut header = String::from("| piece | GCSA | primary | 95% CI | method |");
     let mut rule = String::from("|---|---:|---:|---|---|");
+    let pawns = pawn_column(input);
+    if pawns.is_some() {
+        s.push_str("With a unit other than the pawn, `in pawns` is the primary method's value divided by the pawn's (each bootstrap draw by its own pawn), where that method regresses game results: bounded only where the pawn's effect is.\n\n");
+        header.push_str(" in pawns | CI |");
+        rule.push_str("---:|---|");
+    }
     for m in input.methods {
         header.push_str(&format!(" {} | CI |", m.method));
         rule.push_str("---:|---|");
@@ -455,6 +501,10 @@ fn values_table(s: &mut String, input: &ReportInput) -> Vec<usize> {
             short(e.hi),
             p.method
         );
+        if let Some(pawns) = &pawns {
+            let (v, lo, hi) = pawns(k);
+            row.push_str(&format!(" {} | [{}, {}] |", short(v), short(lo), short(hi)));
+        }
         for m in input.methods {
             let x = &m.estimates[k];
             row.push_str(&format!(" {} | [{}, {}] |", short(x.value), short(x.lo), short(x.hi)));
@@ -483,7 +533,7 @@ fn agreement_section(s: &mut String, input: &ReportInput, r: &Reference, order: 
             .map_or("–".to_string(), |(a, b)| format!("[{:.2}, {:.2}]", a, b));
         s.push_str(&format!("| {} | {n} | {} | {ci} | {} |\n", m.method, short(sp), short(pe)));
     }
-    s.push_str("\nA method's correlations are those of its unit-free effects (the table above) where it has them: the same as its values' whenever the pawn coefficient is positive, as a positive unit changes neither ranks nor Pearson correlation, and defined where the pawn unit is not. The Spearman interval: the rank correlation of every bootstrap refit's effects with the reference, 2.5% and 97.5% quantiles (it covers the sampling of games, not the reference's own uncertainty).\n");
+    s.push_str("\nA method's correlations are those of its unit-free effects (the table above) where it has them: the same as its values' whenever the unit's coefficient is positive, as a positive unit changes neither ranks nor Pearson correlation, and defined where the unit is not. The Spearman interval: the rank correlation of every bootstrap refit's effects with the reference, 2.5% and 97.5% quantiles (it covers the sampling of games, not the reference's own uncertainty).\n");
     s.push_str(
         "\n### Where the primary estimate and the reference disagree beyond the interval\n\n",
     );
@@ -522,11 +572,11 @@ fn agreement_section(s: &mut String, input: &ReportInput, r: &Reference, order: 
     }
 }
 
-/// Interval widths against games used, with the games a ±1 pawn width would take.
+/// Interval widths against games used, with the games a ±1 unit width would take.
 fn widths_section(s: &mut String, input: &ReportInput) {
     s.push_str("\n## Interval width against games\n\n");
     if input.methods.iter().all(|m| m.curve.iter().all(|p| !p.1.is_finite())) {
-        s.push_str("No finite intervals in pawns yet: the pawn coefficient is not yet distinguishable from zero in enough bootstrap resamples, so every ratio to it is unbounded; the intervals chart shows the effects' widths instead.\n\n");
+        s.push_str(&format!("No finite intervals in {unit} units yet: the {unit} coefficient is not yet distinguishable from zero in enough bootstrap resamples, so every ratio to it is unbounded; the intervals chart shows the effects' widths instead.\n\n", unit = input.kinds.unit_name()));
     }
     for m in input.methods {
         if m.curve.is_empty() {
@@ -536,17 +586,18 @@ fn widths_section(s: &mut String, input: &ReportInput) {
         let widest = m
             .estimates
             .iter()
-            .filter(|e| e.piece != "pawn")
+            .filter(|e| e.piece != input.kinds.unit_name())
             .map(|e| e.half_width())
             .filter(|w| w.is_finite())
             .fold(f64::NAN, f64::max);
         s.push_str(&format!(
-            "* {}: mean half-width {} at {} {}; log-log slope {} (−0.5 = 1/√n; steeper while the pawn coefficient is still unstable). For ±1 pawn, by the 1/√n rule from the last point: about {} {} for the mean width, {} for the widest kind (±{}).\n",
+            "* {}: mean half-width {} at {} {}; log-log slope {} (−0.5 = 1/√n; steeper while the unit's coefficient is still unstable). For ±1 {}, by the 1/√n rule from the last point: about {} {} for the mean width, {} for the widest kind (±{}).\n",
             m.method,
             short(last.1),
             last.0,
             if m.method == "probe" { "positions" } else { "games" },
             short(curve_slope(&m.curve)),
+            input.kinds.unit_name(),
             round_games(games_for_width(last.0, last.1, 1.0)),
             if m.method == "probe" { "positions" } else { "games" },
             round_games(games_for_width(last.0, widest, 1.0)),
@@ -592,6 +643,7 @@ mod tests {
             of_type: vec![0, 1, 2, 3],
             royal: vec![false, false, false, true],
             pawn: Some(0),
+            unit: Some(0),
         };
         let reference = Reference {
             source: "test".into(),
@@ -624,8 +676,9 @@ mod tests {
             promoted_only: vec![false; 4],
             files: Vec::new(),
             depth: 1,
+            calibrations: &[],
         };
-        assert!((reference_pawn_effect(&m, 0, &input) - 0.025).abs() < 1e-12);
+        assert!((reference_unit_effect(&m, 0, &input) - 0.025).abs() < 1e-12);
         // a half-width of 0.01 shrinks to 0.025 after 1000 × (0.01 / 0.025)² = 160 games, to
         // the measured 0.001 after 100,000
         assert!((games_to_exclude_zero(1000, &m.effects[0], 0.025) - 160.0).abs() < 1e-9);
@@ -636,7 +689,7 @@ mod tests {
         assert!(text.contains("2.50 centi-logits"), "{text}");
         // no reference: only the projection at the measured size
         let input = ReportInput { reference: None, ..input };
-        assert!(reference_pawn_effect(&m, 0, &input).is_nan());
+        assert!(reference_unit_effect(&m, 0, &input).is_nan());
         assert!(!unit_projection(&m, 0, &input).contains("reference"));
     }
 

@@ -7,6 +7,7 @@
 
 use super::imbalance::{self, GameLine, ImbalanceConfig, ImbalanceError, RunPlan, TaskOutcome};
 use super::log::{GameLog, LogError, SessionLine, Table};
+use super::odds::{self, Calibration};
 use super::output::OutputError;
 use super::probe::{self, ProbeError};
 use super::report::{self, PrimaryRow, Reference};
@@ -25,8 +26,10 @@ pub const METHODS: [&str; 4] = ["imbalance", "imbalance-positions", "texel", "pr
 /// A study that cannot run, naming the input at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum StudyError {
-    #[error("variant {0:?} has no piece named \"pawn\": no unit for the values")]
-    NoPawn(String),
+    #[error("--unit {unit:?}: variant {variant} has no such piece kind (kinds: {kinds})")]
+    Unit { unit: String, variant: String, kinds: String },
+    #[error("--unit {unit:?}: the reference table {path} gives it no positive value, so it cannot be expressed in that unit")]
+    ReferenceUnit { unit: String, path: String },
     #[error("nothing to measure: give --games N, --datasets PATH or --probe EVAL")]
     NothingToMeasure,
     #[error("{path}: a JSON-lines game log of an earlier version; convert it first with `shogilab values --convert-log {path}`")]
@@ -83,6 +86,9 @@ pub struct StudyConfig {
     pub threads: usize,
     /// Games per part file of the log.
     pub part_games: usize,
+    /// The kind whose value is 1 (`pawn`, `gold general`, ...); the reference table is
+    /// divided by its value in the table.
+    pub unit: String,
     /// The imbalance engine and setup rules; its seed also seeds the bootstrap.
     pub engine: ImbalanceConfig,
     /// Leave out of the fit the setups whose first move takes the last royal.
@@ -157,6 +163,9 @@ pub struct StudyResult {
     /// The imbalance games fitted.
     pub games: Vec<GameLine>,
     pub left_out: Option<LeftOut>,
+    /// The odds games of the log, per kind given as odds (not in `games`: the regressions
+    /// are fitted without them, so the two measurements of a unit are independent).
+    pub calibrations: Vec<Calibration>,
 }
 
 /// An open study: its inputs checked and its game log read.
@@ -171,11 +180,18 @@ pub struct Study {
 impl Study {
     /// Read and check the game log (an old JSON-lines log left unconverted, or games of
     /// another engine, are refused) and that there is something to measure.
-    pub fn open(cfg: StudyConfig, inputs: StudyInputs) -> Result<Study, StudyError> {
+    pub fn open(cfg: StudyConfig, mut inputs: StudyInputs) -> Result<Study, StudyError> {
         let v = &cfg.variant;
-        let kinds = Kinds::new(v);
-        if kinds.pawn.is_none() {
-            return Err(StudyError::NoPawn(v.name.clone()));
+        let kinds = Kinds::new(v).with_unit(&cfg.unit).ok_or_else(|| StudyError::Unit {
+            unit: cfg.unit.clone(),
+            variant: v.name.clone(),
+            kinds: Kinds::new(v).names.join(", "),
+        })?;
+        if let (Some(r), Some(unit)) = (inputs.reference.as_mut(), kinds.unit) {
+            if !r.rescale(unit) {
+                let path = r.path.clone();
+                return Err(StudyError::ReferenceUnit { unit: cfg.unit.clone(), path });
+            }
         }
         let log = match &cfg.log {
             Some(store) => GameLog::at(store.clone()),
@@ -191,6 +207,9 @@ impl Study {
             return Err(StudyError::NothingToMeasure);
         }
         cfg.engine.check()?;
+        if let Some(kind) = &cfg.engine.odds {
+            odds::check(v, &kinds, kind)?;
+        }
         imbalance::check_engine(&log, &games, &cfg.engine)?;
         Ok(Study { cfg, inputs, kinds, log, games })
     }
@@ -291,6 +310,10 @@ impl Study {
     /// Fit every method the log and the inputs allow, in report order.
     pub fn fit(&self, progress: &mut dyn Progress) -> Result<StudyResult, StudyError> {
         let (games, left_out) = self.games_to_fit(progress)?;
+        let (odds_games, games): (Vec<GameLine>, Vec<GameLine>) =
+            games.into_iter().partition(|g| odds::is_odds(&g.agent));
+        let (n, seed) = (self.cfg.bootstrap, self.cfg.engine.seed);
+        let calibrations = odds::calibrate(&odds_games, n, seed)?;
         let mut methods = self.imbalance_methods(&games, left_out, progress)?;
         if let Some(d) = &self.inputs.datasets {
             methods.push(self.texel_method(d, progress)?);
@@ -300,7 +323,7 @@ impl Study {
         }
         let methods = order_methods(methods, &self.cfg.primary, &self.kinds);
         let primary = report::primary_rows(&self.kinds, &methods);
-        Ok(StudyResult { methods, primary, games, left_out })
+        Ok(StudyResult { methods, primary, games, left_out, calibrations })
     }
 
     /// The log's games, less the won setups when asked.
@@ -487,6 +510,7 @@ mod tests {
             of_type: vec![0, 1],
             royal: vec![false; 2],
             pawn: Some(0),
+            unit: Some(0),
         };
         let fitted = || {
             vec![

@@ -8,7 +8,7 @@
 //! into one weighted row.
 
 use super::stats::{ratio_bootstrap, Design};
-use super::{estimates_from, width_curve, Kinds, MethodResult};
+use super::{estimates_from, unit_notes, width_curve, Kinds, MethodResult};
 use shogilab_engine::{Color, EngineError, Position, Variant};
 use shogilab_selfplay::dataset::{read_samples, DatasetError};
 use std::path::{Path, PathBuf};
@@ -36,8 +36,8 @@ pub enum TexelError {
         #[source]
         source: EngineError,
     },
-    #[error("the variant has no pawn: no unit for the values")]
-    NoPawn,
+    #[error("the variant has no pawn and no other unit was chosen: no unit for the values")]
+    NoUnit,
     #[error("the datasets hold no positions")]
     Empty,
 }
@@ -162,16 +162,16 @@ pub fn fit(
     seed: u64,
     description: String,
 ) -> Result<MethodResult, TexelError> {
-    let pawn = kinds.pawn.ok_or(TexelError::NoPawn)?;
+    let unit = kinds.unit.ok_or(TexelError::NoUnit)?;
     if data.design.rows() == 0 {
         return Err(TexelError::Empty);
     }
     let ridge = 1e-3;
-    let r = ratio_bootstrap(&data.design, 2 + pawn, ridge, resamples, seed);
+    let r = ratio_bootstrap(&data.design, 2 + unit, ridge, resamples, seed);
     let estimates = estimates_from(kinds, &r, 2);
     let (curve, effect_curve) = width_curve(
         &data.design,
-        2 + pawn,
+        2 + unit,
         2,
         kinds.len(),
         ridge,
@@ -180,7 +180,7 @@ pub fn fit(
         &|s| s.clusters as f64,
     );
     let mut notes = vec![format!(
-        "{} games, {} positions in {} files, {} quiet positions ({} weighted rows); constant {:.3}, side to move {:.3}, pawn coefficient {:.4} (logit)",
+        "{} games, {} positions in {} files, {} quiet positions ({} weighted rows); constant {:.3}, side to move {:.3}, {} coefficient {:.4} (logit)",
         data.games,
         data.positions,
         data.files,
@@ -188,14 +188,10 @@ pub fn fit(
         data.design.rows(),
         r.fit.beta[0],
         r.fit.beta[1],
-        r.fit.beta[2 + pawn]
+        kinds.unit_name(),
+        r.fit.beta[2 + unit]
     )];
-    if r.bad_unit > 0 {
-        notes.push(format!(
-            "{} of {} bootstrap refits had a non-positive pawn coefficient (unbounded intervals)",
-            r.bad_unit, r.resamples
-        ));
-    }
+    notes.extend(unit_notes(kinds, &r, 2));
     let never: Vec<&str> =
         estimates.iter().filter(|e| e.value.is_nan()).map(|e| e.piece.as_str()).collect();
     if !never.is_empty() {
