@@ -13,6 +13,7 @@ mod task_args;
 mod teacher_cmd;
 mod train_cmd;
 mod values_cmd;
+mod values_trend_cmd;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -49,6 +50,8 @@ pub enum Command {
     Gauntlet(matchcmd::GauntletArgs),
     /// Piece values with 95% intervals: imbalance matches, dataset regression, network probing.
     Values(values_cmd::ValuesArgs),
+    /// Piece values against the strength of the engines that measured them (chart, table).
+    ValuesTrend(values_trend_cmd::TrendArgs),
     /// Strength ladder from a TOML config: round robin, Elo table, head-to-head, report.
     Ladder(ladder::LadderArgs),
 }
@@ -65,6 +68,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Match(a) => matchcmd::run_match_cmd(a),
         Command::Gauntlet(a) => matchcmd::run_gauntlet_cmd(a),
         Command::Values(a) => values_cmd::run(a),
+        Command::ValuesTrend(a) => values_trend_cmd::run(a),
         Command::Ladder(a) => ladder::run(a),
     }
 }

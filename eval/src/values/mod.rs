@@ -33,6 +33,7 @@ pub mod searcher;
 pub mod stats;
 pub mod study;
 pub mod texel;
+pub mod trend;
 
 use shogilab_engine::variant::TYPE_MASK;
 use shogilab_engine::{Color, Position, Variant};

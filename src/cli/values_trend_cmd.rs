@@ -1,0 +1,45 @@
+//! `shogilab values-trend`: piece values against the strength of the engines that measured them
+//! (`shogilab_eval::values::trend`), from a TOML config listing each engine's table and Elo.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use shogilab_eval::values::trend::Trend;
+use shogilab_fsio::write_atomic;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct TrendArgs {
+    /// The trend's config (TOML): variant, unit, and one [[engine]] per measured table (label,
+    /// values = a <variant>-all.csv, method, and elo = [elo, low, high] or match = a
+    /// match.json with anchor_elo); see configs/values/chu-trend.toml
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Report folder: <variant>-trend.md, <variant>-trend.csv, <variant>-trend.png (the 12 most
+    /// valuable kinds) and <variant>-trend-more.png (the others)
+    #[arg(long, default_value = "reports/piece-values")]
+    pub out: PathBuf,
+}
+
+pub fn run(a: TrendArgs) -> Result<()> {
+    let trend = Trend::load(&a.config)?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}", a.out.display()))?;
+    let stem = format!("{}-trend", trend.config.variant);
+    let charts = trend.charts(&a.out, &stem, 12)?;
+    let command =
+        format!("shogilab values-trend --config {} --out {}", a.config.display(), a.out.display());
+    let config = std::fs::read_to_string(&a.config)
+        .with_context(|| format!("--config {}", a.config.display()))?;
+    let mut md = trend.markdown(&command);
+    md.push_str(&format!(
+        "\n## The config\n\n`{}`:\n\n```toml\n{}```\n",
+        a.config.display(),
+        config
+    ));
+    write_atomic(&a.out.join(format!("{stem}.csv")), trend.csv().as_bytes())?;
+    write_atomic(&a.out.join(format!("{stem}.md")), md.as_bytes())?;
+    for c in charts {
+        eprintln!("wrote {}", c.display());
+    }
+    eprintln!("wrote {}", a.out.join(format!("{stem}.md")).display());
+    Ok(())
+}
