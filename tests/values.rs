@@ -3,7 +3,8 @@
 //! writes nothing; a tiny shogi run writes the report files with the documented CSV columns,
 //! a second run with a larger `--games` extends the game log, a SIGTERM stops the games
 //! and keeps them with their session line, and a JSON-lines log of an earlier version converts
-//! into the Parquet log with the same games, sessions and fit.
+//! into the Parquet log with the same games, sessions and fit; odds games calibrate and
+//! `--unit` rescales; `values-trend` writes its report and refuses a config naming a missing table.
 
 mod common;
 
@@ -283,4 +284,46 @@ fn bench_reports_the_imbalance_engine() {
     assert_eq!(j["imbalance_games"], 2);
     assert!(j["imbalance_plies"].as_u64().is_some_and(|p| p > 0), "{line}");
     assert!(j["imbalance_games_per_hour"].as_f64().is_some_and(|g| g > 0.0), "{line}");
+}
+
+#[test]
+fn values_trend_writes_the_report_and_refuses_a_bad_config() {
+    let dir = tmp("trend");
+    std::fs::create_dir_all(&dir).unwrap();
+    let table = |name: &str, lion: f64| {
+        let p = dir.join(name);
+        let text = format!(
+            "piece,value,ci_low,ci_high,method,gcsa\npawn,1,1,1,imbalance,1\nlion,{lion},{},{},imbalance,20\nqueen,9,8,10,imbalance,12\n",
+            lion - 1.0,
+            lion + 1.0
+        );
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let (weak, strong) = (table("weak.csv", 7.0), table("strong.csv", 19.0));
+    let config = dir.join("trend.toml");
+    let engine = |label: &str, values: &str, elo: i32| {
+        format!("[[engine]]\nlabel = \"{label}\"\nvalues = \"{values}\"\nmethod = \"imbalance\"\nelo = [{elo}, {}, {}]\n", elo - 50, elo + 50)
+    };
+    let text =
+        format!("variant = \"chu\"\n{}{}", engine("d1", &weak, 50), engine("d2", &strong, 400));
+    std::fs::write(&config, &text).unwrap();
+    let out = dir.join("out");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let (ok, text) = shogilab(&["values-trend", "--config", c, "--out", o]);
+    assert!(ok, "{text}");
+    let md = std::fs::read_to_string(out.join("chu-trend.md")).unwrap();
+    assert!(md.contains("| lion | 20.00 | 7.00 | [6.00, 8.00] | 19.00 | [18.00, 20.00] |"), "{md}");
+    assert!(out.join("chu-trend.png").is_file() && out.join("chu-trend.csv").is_file());
+    // a config naming a missing table: refused naming it, nothing written
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, std::fs::read_to_string(&config).unwrap().replace("weak.csv", "gone.csv"))
+        .unwrap();
+    let out2 = dir.join("out2");
+    refused(
+        &["values-trend", "--config", bad.to_str().unwrap(), "--out", out2.to_str().unwrap()],
+        &out2,
+        "gone.csv",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
