@@ -14,7 +14,7 @@
 //! much as that many pieces of the kind between these engines".
 
 use super::imbalance::{rules_of, setup_pair, start_pieces, GameLine, ImbalanceError};
-use super::stats::{bootstrap_multiplicities, percentile_interval};
+use super::stats::{bootstrap_multiplicities, percentile_interval, WithInterval};
 use super::Kinds;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -82,9 +82,9 @@ pub struct Calibration {
     /// Games that ended in a win for either side.
     pub decisive: usize,
     /// Mean score of the side with the piece, with its 95% bootstrap interval (over setups).
-    pub score: (f64, f64, f64),
+    pub score: WithInterval,
     /// The same as the log-odds of the score: one piece of the kind in logit units.
-    pub logit: (f64, f64, f64),
+    pub logit: WithInterval,
     /// Bootstrap draws of `logit`, one per resample (paired with a regression's draws of the
     /// same index when the two are combined).
     pub draws: Vec<f64>,
@@ -184,7 +184,7 @@ pub fn calibrated_values(
     effects: &[f64],
     effect_draws: &[Vec<f64>],
     cal: &Calibration,
-) -> Vec<(f64, f64, f64)> {
+) -> Vec<WithInterval> {
     (0..effects.len())
         .map(|k| {
             let draws: Vec<f64> = effect_draws

@@ -3,7 +3,7 @@
 
 use super::odds::{calibrated_values, Calibration};
 use super::report::{num, short, ReportInput};
-use super::stats::{percentile_interval, ratio};
+use super::stats::{percentile_interval, ratio, WithInterval};
 use super::MethodResult;
 
 /// `kind,games,setups,decisive,score,score_low,score_high,logit,logit_low,logit_high,
@@ -122,7 +122,7 @@ fn calibrated_table(
 
 /// Per kind, a method's effects divided by the pawn's (point, and the 95% interval of the
 /// paired bootstrap draws): its values in pawns when the report's unit is another kind.
-pub fn in_pawns(m: &MethodResult, pawn: usize) -> Vec<(f64, f64, f64)> {
+pub fn in_pawns(m: &MethodResult, pawn: usize) -> Vec<WithInterval> {
     (0..m.effects.len())
         .map(|k| {
             let draws: Vec<f64> = m.effect_draws.iter().map(|d| ratio(d[k], d[pawn])).collect();

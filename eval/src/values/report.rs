@@ -1,7 +1,7 @@
 //! Report text: the CSV files (`<variant>.csv` with the primary estimate per kind,
 //! `<variant>-all.csv` with every method) and the Markdown report beside a reference table.
 
-use super::stats::{pearson, percentile_interval, quantile_sorted, spearman};
+use super::stats::{pearson, percentile_interval, quantile_sorted, spearman, WithInterval};
 use super::{Kinds, MethodResult, ValueEstimate};
 
 /// A reference table per kind (NaN where it has no value).
@@ -441,9 +441,9 @@ fn methods_section(s: &mut String, input: &ReportInput) {
 
 /// With a unit other than the pawn: per kind, the primary method's value in pawns (NaN where
 /// that method has no effects).
-fn pawn_column<'a>(input: &'a ReportInput) -> Option<impl Fn(usize) -> (f64, f64, f64) + 'a> {
+fn pawn_column<'a>(input: &'a ReportInput) -> Option<impl Fn(usize) -> WithInterval + 'a> {
     let pawn = input.kinds.pawn.filter(|&p| Some(p) != input.kinds.unit)?;
-    let per_method: Vec<(&str, Vec<(f64, f64, f64)>)> = input
+    let per_method: Vec<(&str, Vec<WithInterval>)> = input
         .methods
         .iter()
         .filter(|m| !m.effects.is_empty())

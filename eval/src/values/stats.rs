@@ -9,6 +9,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
+/// A value with its 95% interval: (value, low, high).
+pub type WithInterval = (f64, f64, f64);
+
 /// Multiplicities of `clusters` clusters drawn with replacement (a bootstrap resample).
 pub fn bootstrap_multiplicities(clusters: usize, rng: &mut SmallRng) -> Vec<f64> {
     let mut m = vec![0.0; clusters];

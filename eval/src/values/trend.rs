@@ -214,7 +214,7 @@ impl Trend {
         };
         let r = self.reference[k];
         let towards = r.is_finite().then(|| (b.value - r).abs() < (a.value - r).abs());
-        let covers = r.is_finite().then(|| b.lo <= r && r <= b.hi);
+        let covers = r.is_finite().then_some(b.lo <= r && r <= b.hi);
         Change { per_100, direction: clear, towards, covers }
     }
 }
