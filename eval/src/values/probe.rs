@@ -175,32 +175,33 @@ impl Drops {
         mean.iter().map(|&m| if m.is_nan() { m } else { ratio(m, mean[self.unit]) }).collect()
     }
 
-    /// The values with 95% bootstrap intervals over positions.
+    /// The values with 95% bootstrap intervals over positions, and the bootstrap draws (one
+    /// vector of values per resample, for the interval of the rank correlation).
     fn estimates(
         &self,
         names: &[String],
         resamples: usize,
         brng: &mut SmallRng,
-    ) -> Vec<ValueEstimate> {
+    ) -> (Vec<ValueEstimate>, Vec<Vec<f64>>) {
         let n = self.per_pos.len();
         let value = self.values(&vec![1.0; n]);
-        let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); self.kinds];
-        for _ in 0..resamples {
-            let m = super::stats::bootstrap_multiplicities(n.max(1), brng);
-            for (k, x) in self.values(&m[..n]).into_iter().enumerate() {
-                samples[k].push(x);
-            }
-        }
-        (0..self.kinds)
+        let draws: Vec<Vec<f64>> = (0..resamples)
+            .map(|_| {
+                let m = super::stats::bootstrap_multiplicities(n.max(1), brng);
+                self.values(&m[..n])
+            })
+            .collect();
+        let estimates = (0..self.kinds)
             .map(|k| {
                 let (lo, hi) = if value[k].is_nan() {
                     (f64::NAN, f64::NAN)
                 } else {
-                    percentile_interval(&samples[k])
+                    percentile_interval(&draws.iter().map(|d| d[k]).collect::<Vec<f64>>())
                 };
                 ValueEstimate { piece: names[k].clone(), value: value[k], lo, hi }
             })
-            .collect()
+            .collect();
+        (estimates, draws)
     }
 
     /// Mean finite half-width (the pawn left out) against positions used, resampling the
@@ -268,7 +269,7 @@ pub fn probe(
         on_position(pi + 1);
     }
     let mut brng = SmallRng::seed_from_u64(seed ^ 0x626f_6f74);
-    let estimates = drops.estimates(&kinds.names, resamples, &mut brng);
+    let (estimates, draws) = drops.estimates(&kinds.names, resamples, &mut brng);
     let curve = drops.width_curve(resamples, &mut brng);
     let n = drops.per_pos.len();
     let mut notes = vec![format!(
@@ -290,6 +291,7 @@ pub fn probe(
         samples: probes,
         curve,
         notes,
+        draws,
         ..Default::default()
     })
 }
