@@ -125,6 +125,9 @@ fn calibrated_table(
 pub fn in_pawns(m: &MethodResult, pawn: usize) -> Vec<WithInterval> {
     (0..m.effects.len())
         .map(|k| {
+            if k == pawn {
+                return (1.0, 1.0, 1.0); // the unit of this column, by definition
+            }
             let draws: Vec<f64> = m.effect_draws.iter().map(|d| ratio(d[k], d[pawn])).collect();
             let (lo, hi) = percentile_interval(&draws);
             (ratio(m.effects[k].value, m.effects[pawn].value), lo, hi)
