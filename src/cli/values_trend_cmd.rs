@@ -14,8 +14,8 @@ pub struct TrendArgs {
     /// match.json with anchor_elo); see configs/values/chu-trend.toml
     #[arg(long)]
     pub config: PathBuf,
-    /// Report folder: <variant>-trend.md, <variant>-trend.csv, <variant>-trend.png (the 12 most
-    /// valuable kinds) and <variant>-trend-more.png (the others)
+    /// Report folder: <variant>-trend.md, <variant>-trend.csv, and the charts
+    /// <variant>-trend.png (the 10 most valuable kinds), <variant>-trend-2.png (the next 10), ...
     #[arg(long, default_value = "reports/piece-values")]
     pub out: PathBuf,
 }
@@ -24,12 +24,17 @@ pub fn run(a: TrendArgs) -> Result<()> {
     let trend = Trend::load(&a.config)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}", a.out.display()))?;
     let stem = format!("{}-trend", trend.config.variant);
-    let charts = trend.charts(&a.out, &stem, 12)?;
+    let charts = trend.charts(&a.out, &stem, 10)?;
     let command =
         format!("shogilab values-trend --config {} --out {}", a.config.display(), a.out.display());
     let config = std::fs::read_to_string(&a.config)
         .with_context(|| format!("--config {}", a.config.display()))?;
     let mut md = trend.markdown(&command);
+    let names: Vec<String> = charts
+        .iter()
+        .filter_map(|c| c.file_name().map(|f| format!("`{}`", f.to_string_lossy())))
+        .collect();
+    md.push_str(&format!("\nCharts (value against Elo, ten kinds each): {}.\n", names.join(", ")));
     md.push_str(&format!(
         "\n## The config\n\n`{}`:\n\n```toml\n{}```\n",
         a.config.display(),

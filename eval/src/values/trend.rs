@@ -346,7 +346,48 @@ impl Trend {
         order
     }
 
+    /// The common scale factor from the weakest to the strongest engine (the median ratio of
+    /// their values over the kinds worth more than half a unit at the weakest), and per kind
+    /// its ratio divided by that factor: what moves beyond a change of the unit itself.
+    pub fn rescaled(&self) -> (f64, Vec<f64>) {
+        let (first, last) = (&self.engines[0], &self.engines[self.engines.len() - 1]);
+        let ratios: Vec<f64> =
+            (0..self.kinds.len()).map(|k| last.points[k].value / first.points[k].value).collect();
+        let mut kept: Vec<f64> = (0..self.kinds.len())
+            .filter(|&k| first.points[k].value > 0.5 && self.kinds[k] != self.config.unit)
+            .map(|k| ratios[k])
+            .filter(|r| r.is_finite())
+            .collect();
+        kept.sort_by(f64::total_cmp);
+        let factor = kept.get(kept.len() / 2).copied().unwrap_or(f64::NAN);
+        (factor, ratios.iter().map(|r| r / factor).collect())
+    }
+
+    /// The kinds that move most beyond the common scale, `n` each way, as words.
+    fn movers(&self, relative: &[f64], n: usize) -> (String, String) {
+        let first = &self.engines[0];
+        let mut ks: Vec<usize> = (0..self.kinds.len())
+            .filter(|&k| first.points[k].value > 0.5 && relative[k].is_finite())
+            .filter(|&k| self.kinds[k] != self.config.unit)
+            .collect();
+        ks.sort_by(|&a, &b| relative[b].total_cmp(&relative[a]));
+        let words = |ks: &[usize]| {
+            let w: Vec<String> =
+                ks.iter().map(|&k| format!("{} ×{:.2}", self.kinds[k], relative[k])).collect();
+            w.join(", ")
+        };
+        let up = words(&ks[..n.min(ks.len())]);
+        ks.reverse();
+        (up, words(&ks[..n.min(ks.len())]))
+    }
+
     fn summary(&self) -> String {
+        let (factor, relative) = self.rescaled();
+        let (up, down) = self.movers(&relative, 4);
+        let scale = format!(
+            "* Much of that is the unit itself: from the weakest to the strongest engine the values grow by a common factor of {:.2} (median over the kinds worth more than half a {} at the weakest). Beyond that factor, the kinds that gain most are {up}; those that lose most, {down}.\n",
+            factor, self.config.unit
+        );
         let changes: Vec<Change> = (0..self.kinds.len()).map(|k| self.change(k)).collect();
         let count = |f: &dyn Fn(&Change) -> bool| changes.iter().filter(|c| f(c)).count();
         let with_ref = count(&|c| c.towards.is_some());
@@ -359,11 +400,11 @@ impl Trend {
             count(&|c| c.towards == Some(true)),
             with_ref,
             count(&|c| c.covers == Some(true)),
-        )
+        ) + &scale
     }
 
-    /// Value against Elo, one line per kind: the `per_chart` most valuable kinds (at the
-    /// strongest engine) in `<stem>.png`, the others in `<stem>-more.png`. Returns the files.
+    /// Value against Elo, one line per kind, `per_chart` kinds a chart, the most valuable (at
+    /// the strongest engine) first: `<stem>.png`, `<stem>-2.png`, ... Returns the files.
     pub fn charts(
         &self,
         out: &Path,
@@ -374,17 +415,10 @@ impl Trend {
         let mut by_value: Vec<usize> =
             (0..self.kinds.len()).filter(|&k| last.points[k].value.is_finite()).collect();
         by_value.sort_by(|&a, &b| last.points[b].value.total_cmp(&last.points[a].value));
-        let split = by_value.len().min(per_chart.max(1));
+        let name =
+            |i: usize| if i == 0 { format!("{stem}.png") } else { format!("{stem}-{}.png", i + 1) };
         let mut files = Vec::new();
-        for (kinds, file) in [
-            (&by_value[..split], format!("{stem}.png")),
-            (&by_value[split..], format!("{stem}-more.png")),
-        ] {
-            let path = out.join(file);
-            if kinds.is_empty() {
-                let _ = std::fs::remove_file(&path); // no stale chart of other numbers
-                continue;
-            }
+        for (i, kinds) in by_value.chunks(per_chart.max(1)).enumerate() {
             let series: Vec<Series> = kinds
                 .iter()
                 .map(|&k| Series {
@@ -395,8 +429,15 @@ impl Trend {
             let title = format!("{}: piece values against engine strength", self.config.variant);
             let y = format!("value ({} = 1)", self.config.unit);
             let labels = Labels { title: &title, x: "engine Elo on the ladder", y: &y };
+            let path = out.join(name(i));
             shogilab_plot::line_chart(&path, labels, &series)?;
             files.push(path);
+        }
+        // no stale chart of other numbers from a run with more kinds
+        let mut i = files.len().max(1);
+        while out.join(name(i)).exists() {
+            let _ = std::fs::remove_file(out.join(name(i)));
+            i += 1;
         }
         Ok(files)
     }
@@ -437,6 +478,10 @@ mod tests {
         assert_eq!((ch.towards, ch.covers), (Some(true), Some(true)));
         let gold = t.kinds.iter().position(|k| k == "gold general").unwrap();
         assert_eq!(t.change(gold).direction, Direction::Unclear);
+        let (factor, relative) = t.rescaled();
+        // lion 18/7 and gold 3.2/3: the median of two ratios is the larger
+        assert!((factor - 18.0 / 7.0).abs() < 1e-9);
+        assert!((relative[gold] - (3.2 / 3.0) / factor).abs() < 1e-9);
         let md = t.markdown("shogilab values-trend");
         assert!(
             md.contains("| lion | 20.00 | 7.00 | [6.00, 8.00] | 18.00 | [15.00, 21.00] |"),
