@@ -158,7 +158,7 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
     assert_eq!(log.read_games().unwrap().len(), 8);
     // odds games go to the same log, are fitted apart, and calibrate; values in golds
     let mut args = base.to_vec();
-    args.extend(["--games", "6", "--odds", "pawn", "--unit", "gold general"]);
+    args.extend(["--games", "6", "--odds", "pawn", "--unit", "gold general", "--no-positions"]);
     let (ok, text) = shogilab(&args);
     assert!(ok, "{text}");
     assert_eq!(log.read_games().unwrap().len(), 14);
@@ -168,6 +168,7 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
     let md = std::fs::read_to_string(out.join("shogi.md")).unwrap();
     assert!(md.contains("## Calibration: odds games") && md.contains("gold general = 1"), "{md}");
     assert!(md.contains("8 games from 4 setups"), "the imbalance fit holds the odds games:\n{md}");
+    assert!(!md.contains("**imbalance-positions**"), "--no-positions fitted it:\n{md}");
     let csv = std::fs::read_to_string(out.join("shogi.csv")).unwrap();
     assert!(csv.lines().any(|l| l.starts_with("gold general,1.000,1.000,1.000,")), "{csv}");
     // no temporary files left behind

@@ -72,6 +72,10 @@ pub struct ValuesArgs {
     /// the games of its plain rules).
     #[arg(long)]
     pub drop_won_setups: bool,
+    /// Fit: skip `imbalance-positions` (the regression on every quiet position of the games,
+    /// by far the slowest fit: minutes for the 32,706 committed chu games)
+    #[arg(long)]
+    pub no_positions: bool,
     /// Imbalance engine: give each root move its own node budget and search the root with a
     /// window (required from depth 2: with one budget for all the root moves, the moves
     /// searched after it runs out get only the static evaluation). The committed logs were
@@ -258,6 +262,7 @@ fn study_config(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyConfig> {
         unit: a.unit.clone(),
         engine,
         drop_won_setups: a.drop_won_setups,
+        fit_positions: !a.no_positions,
         bootstrap: a.bootstrap,
         primary,
         probe_positions: a.probe_positions,

@@ -93,6 +93,8 @@ pub struct StudyConfig {
     pub engine: ImbalanceConfig,
     /// Leave out of the fit the setups whose first move takes the last royal.
     pub drop_won_setups: bool,
+    /// Fit `imbalance-positions` too (the slowest fit).
+    pub fit_positions: bool,
     /// Bootstrap resamples per method.
     pub bootstrap: usize,
     pub primary: Primary,
@@ -369,7 +371,9 @@ impl Study {
             cfg.engine_id()
         );
         let v = &self.cfg.variant;
-        out.extend(imbalance::fit_positions(v, &self.kinds, games, n, seed, desc)?);
+        if self.cfg.fit_positions {
+            out.extend(imbalance::fit_positions(v, &self.kinds, games, n, seed, desc)?);
+        }
         Ok(out)
     }
 
