@@ -292,6 +292,7 @@ impl Trend {
         }
         s.push_str(&self.kinds_table());
         s.push_str(&self.summary());
+        s.push_str(&self.disagreements());
         s
     }
 
@@ -379,6 +380,52 @@ impl Trend {
         let up = words(&ks[..n.min(ks.len())]);
         ks.reverse();
         (up, words(&ks[..n.min(ks.len())]))
+    }
+
+    /// One line per kind whose reference value lies outside the strongest engine's interval:
+    /// the gap, and what the engines say about it (does the gap close as they get stronger,
+    /// and does the kind move beyond the common scale factor).
+    fn disagreements(&self) -> String {
+        let (factor, relative) = self.rescaled();
+        let (first, last) = (&self.engines[0], &self.engines[self.engines.len() - 1]);
+        let mut lines = Vec::new();
+        for k in self.order() {
+            let (r, p) = (self.reference[k], last.points[k]);
+            let ch = self.change(k);
+            if ch.covers != Some(false) {
+                continue;
+            }
+            let side = if r > p.value { "above" } else { "below" };
+            let closing = match ch.towards {
+                Some(true) => "the gap narrows as the engines get stronger",
+                _ => "the gap widens as the engines get stronger",
+            };
+            let beyond = if relative[k] > 1.15 {
+                format!("it gains {:.2}× beyond the common factor {factor:.2}: the stronger engines use it more", relative[k])
+            } else if relative[k] < 0.87 {
+                format!("it keeps only {:.2}× of the common factor {factor:.2}: the stronger engines need it less", relative[k])
+            } else {
+                format!("it follows the common factor {factor:.2} (×{:.2}): the gap is the unit's, not the kind's", relative[k])
+            };
+            lines.push(format!(
+                "* **{}**: reference {} lies {side} `{}`'s {} [{}, {}] (`{}`: {}); {closing}; {beyond}.\n",
+                self.kinds[k],
+                short(r),
+                last.entry.label,
+                short(p.value),
+                short(p.lo),
+                short(p.hi),
+                first.entry.label,
+                short(first.points[k].value)
+            ));
+        }
+        if lines.is_empty() {
+            return String::new();
+        }
+        format!(
+            "\n## Where the strongest engine and the reference disagree\n\nFrom the tables alone: the gap at the strongest engine, whether it narrows from the weakest engine to the strongest, and whether the kind moves with the common scale factor (then the gap is mostly the unit's) or beyond it.\n\n{}",
+            lines.concat()
+        )
     }
 
     fn summary(&self) -> String {
@@ -488,6 +535,8 @@ mod tests {
             "{md}"
         );
         assert_eq!(t.csv().lines().count(), 1 + 3 * 2);
+        // the gold's reference 3 lies in [2, 4]; the lion's 20 outside [15, 21]? no: inside
+        assert!(!md.contains("## Where the strongest engine and the reference disagree"), "{md}");
         // another unit, one engine, an unknown key, a missing method: refused naming the file
         let text = std::fs::read_to_string(&cfg).unwrap();
         let gold_unit = write(&dir, "gold.toml", &format!("unit = \"gold general\"\n{text}"));
