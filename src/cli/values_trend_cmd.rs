@@ -27,8 +27,6 @@ pub fn run(a: TrendArgs) -> Result<()> {
     let charts = trend.charts(&a.out, &stem, 10)?;
     let command =
         format!("shogilab values-trend --config {} --out {}", a.config.display(), a.out.display());
-    let config = std::fs::read_to_string(&a.config)
-        .with_context(|| format!("--config {}", a.config.display()))?;
     let mut md = trend.markdown(&command);
     let names: Vec<String> = charts
         .iter()
@@ -38,7 +36,7 @@ pub fn run(a: TrendArgs) -> Result<()> {
     md.push_str(&format!(
         "\n## The config\n\n`{}`:\n\n```toml\n{}```\n",
         a.config.display(),
-        config
+        trend.source
     ));
     write_atomic(&a.out.join(format!("{stem}.csv")), trend.csv().as_bytes())?;
     write_atomic(&a.out.join(format!("{stem}.md")), md.as_bytes())?;

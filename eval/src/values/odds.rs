@@ -123,22 +123,20 @@ pub fn calibrate(
     let odds: Vec<&GameLine> = games.iter().filter(|g| is_odds(&g.agent)).collect();
     // kind -> setup -> (score sum, games)
     let mut by_kind: BTreeMap<String, BTreeMap<usize, (f64, f64)>> = BTreeMap::new();
+    let mut decisive: BTreeMap<String, usize> = BTreeMap::new();
     for (kind, setup, score) in outcomes(&odds)? {
+        *decisive.entry(kind.clone()).or_default() += usize::from(score != 0.5);
         let cell = by_kind.entry(kind).or_default().entry(setup).or_default();
         cell.0 += score;
         cell.1 += 1.0;
     }
-    let decisive = |kind: &str| {
-        let of_kind = odds.iter().filter(|g| g.diff.contains_key(kind));
-        of_kind.filter(|g| g.result != 0.5).count()
-    };
     Ok(by_kind
         .into_iter()
         .map(|(kind, setups)| {
             let cells: Vec<(f64, f64)> = setups.into_values().collect();
             let (score, draws) = bootstrap_score(&cells, resamples, seed);
             let games = cells.iter().map(|c| c.1).sum::<f64>() as usize;
-            let decisive = decisive(&kind);
+            let decisive = decisive.get(&kind).copied().unwrap_or(0);
             let logits: Vec<f64> = draws.iter().map(|&s| logit(s)).collect();
             let (lo, hi) = percentile_interval(&draws);
             Calibration {

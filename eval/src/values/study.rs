@@ -366,14 +366,15 @@ impl Study {
             imbalance::setup_summary(games), cfg.engine_id(), cfg.depth, cfg.advance_cp, cfg.noise_cp, cfg.max_plies
         );
         let mut out = vec![imbalance::fit(&self.kinds, games, n, seed, desc)?];
+        if !self.cfg.fit_positions {
+            return Ok(out);
+        }
         let desc = format!(
             "the same games, Texel-style: Black's result regressed on the material difference of every quiet position of the games (the move played from it changes no material: captures and promotions during the game add variation in every kind), constant + side-to-move terms, ridge 1e-3, bootstrap over setups; engine `{}`",
             cfg.engine_id()
         );
         let v = &self.cfg.variant;
-        if self.cfg.fit_positions {
-            out.extend(imbalance::fit_positions(v, &self.kinds, games, n, seed, desc)?);
-        }
+        out.extend(imbalance::fit_positions(v, &self.kinds, games, n, seed, desc)?);
         Ok(out)
     }
 

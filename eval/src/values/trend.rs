@@ -87,6 +87,8 @@ pub struct EngineValues {
 #[derive(Debug, Clone)]
 pub struct Trend {
     pub config: TrendConfig,
+    /// The config file's text, as read (for the report).
+    pub source: String,
     pub kinds: Vec<String>,
     /// The reference column of the tables (the first table that has one), per kind.
     pub reference: Vec<f64>,
@@ -119,7 +121,7 @@ fn read_table(path: &Path, method: &str) -> Result<Vec<(String, Point, f64)>, Tr
             continue;
         }
         let parse = |c: usize| {
-            number(&r[c].replace("inf", "Infinity").replace("Infinity", "inf"))
+            number(&r[c]) // "inf" and "-inf" parse as the infinities the CSVs write
                 .map_err(|_| bad(path, format!("row {}: {:?} is not a number", i + 2, &r[c])))
         };
         let point = Point { value: parse(1)?, lo: parse(2)?, hi: parse(3)? };
@@ -196,7 +198,7 @@ impl Trend {
             engines.push(EngineValues { entry: e.clone(), elo, elo_source, points });
         }
         engines.sort_by(|a, b| a.elo[0].total_cmp(&b.elo[0]));
-        Ok(Trend { config, kinds, reference, engines })
+        Ok(Trend { config, source: text, kinds, reference, engines })
     }
 
     /// Per kind, from the weakest engine to the strongest: the change, whether the intervals
