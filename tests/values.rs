@@ -4,7 +4,7 @@
 //! a second run with a larger `--games` extends the game log, a SIGTERM stops the games
 //! and keeps them with their session line, and a JSON-lines log of an earlier version converts
 //! into the Parquet log with the same games, sessions and fit; odds games calibrate and
-//! `--unit` rescales; `values-trend` writes its report and refuses a config naming a missing table.
+//! `--unit` rescales; `values-trend` writes its report (citing a log's games) and refuses a config naming a missing table.
 
 mod common;
 
@@ -306,8 +306,29 @@ fn values_trend_writes_the_report_and_refuses_a_bad_config() {
     let engine = |label: &str, values: &str, elo: i32| {
         format!("[[engine]]\nlabel = \"{label}\"\nvalues = \"{values}\"\nmethod = \"imbalance\"\nelo = [{elo}, {}, {}]\n", elo - 50, elo + 50)
     };
-    let text =
-        format!("variant = \"chu\"\n{}{}", engine("d1", &weak, 50), engine("d2", &strong, 400));
+    // the strong engine's log: two games of a queen against ten pawns, won by the pawns (at
+    // the engine's scale the reference puts the queen above the pawns, its own value below)
+    let log = dir.join("log");
+    let game = |setup: usize| shogilab_eval::values::imbalance::GameLine {
+        setup,
+        swap: 0,
+        agent: "test".into(),
+        seed: 0,
+        sfen: format!("12/12/12/12/12/12/12/12/12/12/12/12 b - {}", setup + 1),
+        diff: [("queen".to_string(), 1), ("pawn".to_string(), -10)].into(),
+        result: 0.0,
+        plies: 40 + setup as u32,
+        termination: "royal-captured".into(),
+        ms: 1,
+        moves: "1a1b".into(),
+    };
+    GameLog::new(&log).append_games(&[game(0), game(1)]).unwrap();
+    let text = format!(
+        "variant = \"chu\"\n{}{}log = \"{}\"\n",
+        engine("d1", &weak, 50),
+        engine("d2", &strong, 400),
+        log.display()
+    );
     std::fs::write(&config, &text).unwrap();
     let out = dir.join("out");
     let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
@@ -316,6 +337,11 @@ fn values_trend_writes_the_report_and_refuses_a_bad_config() {
     let md = std::fs::read_to_string(out.join("chu-trend.md")).unwrap();
     assert!(md.contains("| lion | 20.00 | 7.00 | [6.00, 8.00] | 19.00 | [18.00, 20.00] |"), "{md}");
     assert!(out.join("chu-trend.png").is_file() && out.join("chu-trend.csv").is_file());
+    assert!(md.contains("* **queen**: reference 12.00 (scaled 11.40) lies above"), "{md}");
+    assert!(md.contains("2 games decide between its value 9.00 and 11.40"), "{md}");
+    let evidence = std::fs::read_to_string(out.join("chu-evidence.txt")).unwrap();
+    assert_eq!(evidence.lines().count(), 2, "{evidence}");
+    assert!(evidence.starts_with("sfen 12/12/12/12/12/12/12/12/12/12/12/12 b - 1 moves 1a1b\n"));
     // a config naming a missing table: refused naming it, nothing written
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, std::fs::read_to_string(&config).unwrap().replace("weak.csv", "gone.csv"))

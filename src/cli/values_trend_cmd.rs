@@ -11,11 +11,13 @@ use std::path::PathBuf;
 pub struct TrendArgs {
     /// The trend's config (TOML): variant, unit, and one [[engine]] per measured table (label,
     /// values = a <variant>-all.csv, method, and elo = [elo, low, high] or match = a
-    /// match.json with anchor_elo); see configs/values/chu-trend.toml
+    /// match.json with anchor_elo; optionally log = the engine's game log, whose games the
+    /// report cites where values and reference disagree); see configs/values/chu-trend.toml
     #[arg(long)]
     pub config: PathBuf,
     /// Report folder: <variant>-trend.md, <variant>-trend.csv, and the charts
-    /// <variant>-trend.png (the 10 most valuable kinds), <variant>-trend-2.png (the next 10), ...
+    /// <variant>-trend.png (the 10 most valuable kinds), <variant>-trend-2.png (the next 10), ...,
+    /// and <variant>-evidence.txt (the cited games, for `shogilab replay`) when a log is named
     #[arg(long, default_value = "reports/piece-values")]
     pub out: PathBuf,
 }
@@ -40,6 +42,11 @@ pub fn run(a: TrendArgs) -> Result<()> {
     ));
     write_atomic(&a.out.join(format!("{stem}.csv")), trend.csv().as_bytes())?;
     write_atomic(&a.out.join(format!("{stem}.md")), md.as_bytes())?;
+    if trend.log.is_some() {
+        let evidence = a.out.join(format!("{}-evidence.txt", trend.config.variant));
+        write_atomic(&evidence, trend.evidence_file().as_bytes())?;
+        eprintln!("wrote {}", evidence.display());
+    }
     for c in charts {
         eprintln!("wrote {}", c.display());
     }

@@ -21,6 +21,7 @@
 //! gold general, a promoted rook as a dragon king.
 
 pub mod agent;
+pub mod evidence;
 pub mod imbalance;
 pub mod jsonl;
 pub mod log;
@@ -34,6 +35,7 @@ pub mod stats;
 pub mod study;
 pub mod texel;
 pub mod trend;
+pub mod trend_gaps;
 
 use shogilab_engine::variant::TYPE_MASK;
 use shogilab_engine::{Color, Position, Variant};

@@ -8,6 +8,9 @@
 //! [`Trend::charts`] write the report: per kind, the value at each engine, the change from the
 //! weakest to the strongest engine, and whether that change moves it towards the reference.
 
+use super::imbalance::GameLine;
+use super::log::GameLog;
+use super::odds;
 use super::report::{csv_field, num, short};
 use super::stats::spearman;
 use serde::Deserialize;
@@ -61,6 +64,10 @@ pub struct EngineEntry {
     /// Words on the engine for the report (limits, games behind the table).
     #[serde(default)]
     pub note: String,
+    /// The engine's game log (a `shogilab values` log folder), whose games the report cites
+    /// where a kind's value and the reference disagree; the strongest engine with a log is
+    /// used.
+    pub log: Option<PathBuf>,
 }
 
 /// One kind's value at one engine.
@@ -93,6 +100,8 @@ pub struct Trend {
     /// The reference column of the tables (the first table that has one), per kind.
     pub reference: Vec<f64>,
     pub engines: Vec<EngineValues>,
+    /// The label of the strongest engine with a game log, and the log's imbalance games.
+    pub log: Option<(String, Vec<GameLine>)>,
 }
 
 /// A `match.json` of `shogilab match`: the fields the trend reads.
@@ -165,6 +174,18 @@ fn engine_elo(e: &EngineEntry, config: &Path) -> Result<([f64; 3], String), Tren
     }
 }
 
+/// The imbalance games (odds games left out) of the strongest engine that names a log.
+fn read_log(engines: &[EngineValues]) -> Result<Option<(String, Vec<GameLine>)>, TrendError> {
+    let found = engines.iter().rev().find_map(|e| e.entry.log.as_ref().map(|dir| (e, dir)));
+    let Some((e, dir)) = found else { return Ok(None) };
+    let games = GameLog::new(dir).read_games().map_err(|err| bad(dir, err.to_string()))?;
+    let games: Vec<GameLine> = games.into_iter().filter(|g| !odds::is_odds(&g.agent)).collect();
+    if games.is_empty() {
+        return Err(bad(dir, "no imbalance games in this log"));
+    }
+    Ok(Some((e.entry.label.clone(), games)))
+}
+
 impl Trend {
     /// Read the config at `path` and every table it names; refuses tables in another unit,
     /// fewer than two engines, and unknown settings.
@@ -198,7 +219,8 @@ impl Trend {
             engines.push(EngineValues { entry: e.clone(), elo, elo_source, points });
         }
         engines.sort_by(|a, b| a.elo[0].total_cmp(&b.elo[0]));
-        Ok(Trend { config, source: text, kinds, reference, engines })
+        let log = read_log(&engines)?;
+        Ok(Trend { config, source: text, kinds, reference, engines, log })
     }
 
     /// Per kind, from the weakest engine to the strongest: the change, whether the intervals
@@ -294,7 +316,7 @@ impl Trend {
         }
         s.push_str(&self.kinds_table());
         s.push_str(&self.summary());
-        s.push_str(&self.disagreements());
+        s.push_str(&self.gaps_section());
         s
     }
 
@@ -334,7 +356,7 @@ impl Trend {
     }
 
     /// Kinds by reference value, else by the strongest engine's value, largest first.
-    fn order(&self) -> Vec<usize> {
+    pub(super) fn order(&self) -> Vec<usize> {
         let last = &self.engines[self.engines.len() - 1];
         let key = |k: usize| {
             let r = self.reference[k];
@@ -382,52 +404,6 @@ impl Trend {
         let up = words(&ks[..n.min(ks.len())]);
         ks.reverse();
         (up, words(&ks[..n.min(ks.len())]))
-    }
-
-    /// One line per kind whose reference value lies outside the strongest engine's interval:
-    /// the gap, and what the engines say about it (does the gap close as they get stronger,
-    /// and does the kind move beyond the common scale factor).
-    fn disagreements(&self) -> String {
-        let (factor, relative) = self.rescaled();
-        let (first, last) = (&self.engines[0], &self.engines[self.engines.len() - 1]);
-        let mut lines = Vec::new();
-        for k in self.order() {
-            let (r, p) = (self.reference[k], last.points[k]);
-            let ch = self.change(k);
-            if ch.covers != Some(false) {
-                continue;
-            }
-            let side = if r > p.value { "above" } else { "below" };
-            let closing = match ch.towards {
-                Some(true) => "the gap narrows as the engines get stronger",
-                _ => "the gap widens as the engines get stronger",
-            };
-            let beyond = if relative[k] > 1.15 {
-                format!("it gains {:.2}× beyond the common factor {factor:.2}: the stronger engines use it more", relative[k])
-            } else if relative[k] < 0.87 {
-                format!("it keeps only {:.2}× of the common factor {factor:.2}: the stronger engines need it less", relative[k])
-            } else {
-                format!("it follows the common factor {factor:.2} (×{:.2}): the gap is the unit's, not the kind's", relative[k])
-            };
-            lines.push(format!(
-                "* **{}**: reference {} lies {side} `{}`'s {} [{}, {}] (`{}`: {}); {closing}; {beyond}.\n",
-                self.kinds[k],
-                short(r),
-                last.entry.label,
-                short(p.value),
-                short(p.lo),
-                short(p.hi),
-                first.entry.label,
-                short(first.points[k].value)
-            ));
-        }
-        if lines.is_empty() {
-            return String::new();
-        }
-        format!(
-            "\n## Where the strongest engine and the reference disagree\n\nFrom the tables alone: the gap at the strongest engine, whether it narrows from the weakest engine to the strongest, and whether the kind moves with the common scale factor (then the gap is mostly the unit's) or beyond it.\n\n{}",
-            lines.concat()
-        )
     }
 
     fn summary(&self) -> String {
@@ -537,8 +513,11 @@ mod tests {
             "{md}"
         );
         assert_eq!(t.csv().lines().count(), 1 + 3 * 2);
-        // the gold's reference 3 lies in [2, 4]; the lion's 20 outside [15, 21]? no: inside
-        assert!(!md.contains("## Where the strongest engine and the reference disagree"), "{md}");
+        // at the strong engine's scale (the median of 18/20 and 3.2/3) the gold's reference
+        // 3.2 lies in [2, 4], the lion's 21.3 above [15, 21]
+        assert!(md.contains("## Where the strongest engine and the reference disagree"), "{md}");
+        assert!(md.contains("* **lion**: reference 20.00 (scaled 21.33) lies above"), "{md}");
+        assert!(!md.contains("* **gold general**"), "{md}");
         // another unit, one engine, an unknown key, a missing method: refused naming the file
         let text = std::fs::read_to_string(&cfg).unwrap();
         let gold_unit = write(&dir, "gold.toml", &format!("unit = \"gold general\"\n{text}"));
