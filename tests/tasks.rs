@@ -2,7 +2,8 @@
 //! the tasks of a values job each store one part, a rerun plays nothing, the merge finds every
 //! task and fits the same games and report as one process; another task count on the same log
 //! is refused and changes nothing; self-play tasks store their shards and the job without a
-//! task finds them all, equal to one process's. (The same on a Ray cluster and an S3 server:
+//! task finds them all, equal to one process's; gauntlet tasks store their share of every
+//! pairing and merge into the games and Elo table of one process. (The same on a Ray cluster and an S3 server:
 //! `scripts/test-cluster`.)
 
 mod common;
@@ -163,4 +164,70 @@ fn impossible_tasks_and_locations_are_refused() {
     let (ok, text) = shogilab(&["values", "-v", "shogi", "--out", out, "--task-index", "0"]);
     assert!(!ok && text.contains("--task-count"), "{text}");
     assert!(!root.exists(), "nothing written");
+}
+
+fn gauntlet(out: &Path, extra: &[&str]) -> (bool, String) {
+    let mut args = vec!["gauntlet", "-v", "shogi", "--agent", "random", "--agent", "greedy"];
+    args.extend(["--agent", "alphabeta:1", "--games-per-pair", "4", "--max-plies", "60"]);
+    args.extend(["--seed", "3", "--out", out.to_str().unwrap()]);
+    args.extend(extra);
+    shogilab(&args)
+}
+
+fn json_lines(path: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn gauntlet_tasks_merge_into_the_table_and_games_of_one_process() {
+    let (split, whole) = (tmp("gauntlet-split"), tmp("gauntlet-whole"));
+    for i in ["0", "1"] {
+        let (ok, text) = gauntlet(&split, &["--task-index", i, "--task-count", "2"]);
+        assert!(ok, "{text}");
+        // three pairings, two of each pairing's four games (one opening, both colours)
+        assert_eq!(
+            (task_line(&text)["games"].as_u64(), task_line(&text)["played"].as_u64()),
+            (Some(6), Some(6)),
+            "{text}"
+        );
+    }
+    let (ok, text) = gauntlet(&split, &["--task-index", "1", "--task-count", "2"]);
+    assert!(ok && task_line(&text)["played"] == 0, "a stored task plays nothing: {text}");
+    let (ok, text) = gauntlet(&split, &[]);
+    assert!(ok && text.matches("(merged task parts)").count() == 3, "{text}");
+    let (ok, text) = gauntlet(&whole, &[]);
+    assert!(ok, "{text}");
+    let read = |dir: &Path, f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    assert_eq!(read(&split, "games.txt"), read(&whole, "games.txt"));
+    assert_eq!(read(&split, "games.txt").lines().count(), 12);
+    assert_eq!(read(&split, "elo.md"), read(&whole, "elo.md"));
+    assert_eq!(read(&split, "elo.json"), read(&whole, "elo.json"));
+    assert_eq!(read(&split, "games.jsonl"), read(&whole, "games.jsonl"));
+    assert_eq!(json_lines(&split.join("games.jsonl"))[11]["pair"], serde_json::json!([1, 2]));
+    // another task count on the same location: refused naming a part, nothing written
+    let before = read(&split, "elo.json");
+    let (ok, text) = gauntlet(&split, &["--task-index", "0", "--task-count", "3"]);
+    assert!(!ok && text.contains("pair-00"), "{text}");
+    assert!(!split.join("pair-00/match-00000-of-00003.json").exists());
+    // a pairing without parts: the merge is refused naming it, the old files stay
+    std::fs::remove_dir_all(split.join("pair-01")).unwrap();
+    let (ok, text) = gauntlet(&split, &[]);
+    assert!(!ok && text.contains("pair-01") && text.contains("random vs alphabeta:1"), "{text}");
+    assert_eq!(read(&split, "elo.json"), before);
+    // a task without --out is refused
+    let (ok, text) = shogilab(&[
+        "gauntlet",
+        "-v",
+        "shogi",
+        "--agent",
+        "random",
+        "--agent",
+        "greedy",
+        "--task-index",
+        "0",
+        "--task-count",
+        "2",
+    ]);
+    assert!(!ok && text.contains("--task-index needs --out"), "{text}");
 }

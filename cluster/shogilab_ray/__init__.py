@@ -1,4 +1,4 @@
-"""shogilab_ray: run `shogilab values`, `selfplay` and `match` jobs as Ray tasks, and the
+"""shogilab_ray: run `shogilab values`, `selfplay`, `match` and `gauntlet` jobs as Ray tasks, and the
 pipeline loop (self-play, training, evaluation per generation) on top of them.
 
 The binary's task contract (`--task-index I --task-count N`, immutable per-task objects under a

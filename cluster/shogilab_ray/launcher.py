@@ -30,7 +30,7 @@ import ray
 import shogilab_ray
 from shogilab_ray import task
 
-COMMANDS = ("values", "selfplay", "match")
+COMMANDS = ("values", "selfplay", "match", "gauntlet")
 PIPELINE = "pipeline"
 LAUNCHER_FLAGS = ("--task-index", "--task-count", "--threads")
 PASSED_ENV_PREFIXES = ("AWS_",)
@@ -53,7 +53,7 @@ def default_binary():
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="python -m shogilab_ray",
-        description="Run one shogilab values/selfplay/match job as Ray tasks, then merge; or "
+        description="Run one shogilab values/selfplay/match/gauntlet job as Ray tasks, then merge; or "
         "the pipeline loop (self-play, training, evaluation; see `pipeline --help`).",
         epilog="Example: python -m shogilab_ray --tasks 8 values -- -v shogi --games 400 "
         "--log s3://bucket/run1 --out reports/run1",

@@ -2,7 +2,8 @@
 
 Each job runs as 2 or 4 Ray tasks on a local 2-CPU Ray cluster, into a local folder and into
 SeaweedFS S3, and must merge into exactly what one shogilab process writes without task flags:
-the same report CSVs (piece values), the same shard files (self-play) or the same match files. A worker killed mid-task
+the same report CSVs (piece values), the same shard files (self-play) or the same match or
+gauntlet files. A worker killed mid-task
 must be rerun into the same result; bad storage settings must fail, name the URL, and change
 nothing stored. The pipeline loop (self-play, training, evaluation) runs two tiny generations
 into S3 and, run again, skips every finished stage.
@@ -28,6 +29,8 @@ SELFPLAY = ["-v", "shogi", "--games", "8", "--shard-games", "2", "--evaluator", 
             "--simulations", "8", "--seed", "5"]
 MATCH = ["-v", "shogi", "--a", "greedy", "--b", "random", "--games", "8", "--seed", "3",
          "--max-plies", "100"]
+GAUNTLET = ["-v", "shogi", "--agent", "greedy", "--agent", "random", "--agent", "alphabeta:1",
+            "--games-per-pair", "4", "--seed", "3", "--max-plies", "100"]
 # Two tiny generations: 8 games in shards of 2, 8 simulations, 100 plies, 50 training steps of
 # 32 positions (tiny network), 4 evaluation games.
 PIPELINE = ["--generations", "2", "--seed", "7", "--selfplay-tasks", "2", "--eval-tasks", "2",
@@ -118,6 +121,22 @@ def test_values_tasks_merge_into_the_one_process_result(launch, reference, stora
     again = values_job(launch, reference, storage, tmp_path, games=16, tasks=4)
     assert again.summary["played"] == 0, "a rerun of stored tasks played games"
     assert stored(storage[0], storage[1]) == before
+
+
+@pytest.mark.parametrize("storage", ["s3"], indirect=True)
+def test_gauntlet_tasks_merge_into_the_one_process_gauntlet(launch, reference, storage):
+    server, url, env = storage
+    run = launch("gauntlet", [*GAUNTLET, "--out", url], env=env, tasks=2).check()
+    # three pairings of four games, each task two games (one opening, both colours) of each
+    assert (run.summary["tasks"], run.summary["failed"], run.summary["games"]) == (2, 0, 12)
+    assert run.stdout.count("(merged task parts)") == 3
+    ref_out, _ = reference("gauntlet", GAUNTLET)
+    for k in range(3):
+        assert set(stored(server, f"{url}/pair-{k:02d}")) == \
+            {"match-00000-of-00002.json", "match-00001-of-00002.json"}
+    files = stored(server, url)
+    for name in ("elo.json", "elo.md", "games.jsonl", "games.txt"):
+        assert files[name] == (ref_out / "store" / name).read_bytes(), f"{name} differs"
 
 
 @pytest.mark.parametrize("storage", ["s3"], indirect=True)

@@ -70,40 +70,45 @@ pub struct GauntletResult {
 }
 
 impl GauntletResult {
-    /// The table as Markdown, best first, wins and losses over the board and by forfeit in
-    /// separate columns.
+    /// The table as Markdown ([`table_markdown`]).
     pub fn markdown(&self) -> String {
-        let mut rows: Vec<&EloRow> = self.table.iter().collect();
-        rows.sort_by(|a, b| b.elo.total_cmp(&a.elo));
-        let mut s = String::from(
-            "| rank | agent | Elo | 95% CI | games | W over the board | W by forfeit | D | \
-             L over the board | L by forfeit | score |\n\
-             |---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
-        );
-        for (i, r) in rows.iter().enumerate() {
-            s.push_str(&format!(
-                "| {} | {} | {:+.1} | [{:+.1}, {:+.1}] | {} |\n",
-                i + 1,
-                r.name,
-                r.elo,
-                r.ci_low,
-                r.ci_high,
-                r.result_cells(),
-            ));
-        }
-        s.push_str(&format!(
-            "\nAnchor: {} = 0. Maximum-likelihood Bradley-Terry fit over all games{}. A forfeit \
-             (crash, hang, illegal move, refusal of a legal move) scores as a loss of the side \
-             that forfeited; the columns tell those games apart from results over the board.\n",
-            self.anchor,
-            if self.regularized {
-                " (a perfect score somewhere: one virtual draw added per pair)"
-            } else {
-                ""
-            }
-        ));
-        s
+        table_markdown(&self.table, &self.anchor, self.regularized)
     }
+}
+
+/// An Elo table as Markdown, best first, wins and losses over the board and by forfeit in
+/// separate columns; `anchor` is the agent at 0, `regularized` whether the fit added virtual
+/// draws.
+pub fn table_markdown(table: &[EloRow], anchor: &str, regularized: bool) -> String {
+    let mut rows: Vec<&EloRow> = table.iter().collect();
+    rows.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+    let mut s = String::from(
+        "| rank | agent | Elo | 95% CI | games | W over the board | W by forfeit | D | \
+         L over the board | L by forfeit | score |\n\
+         |---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (i, r) in rows.iter().enumerate() {
+        s.push_str(&format!(
+            "| {} | {} | {:+.1} | [{:+.1}, {:+.1}] | {} |\n",
+            i + 1,
+            r.name,
+            r.elo,
+            r.ci_low,
+            r.ci_high,
+            r.result_cells(),
+        ));
+    }
+    s.push_str(&format!(
+        "\nAnchor: {anchor} = 0. Maximum-likelihood Bradley-Terry fit over all games{}. A forfeit \
+         (crash, hang, illegal move, refusal of a legal move) scores as a loss of the side \
+         that forfeited; the columns tell those games apart from results over the board.\n",
+        if regularized {
+            " (a perfect score somewhere: one virtual draw added per pair)"
+        } else {
+            ""
+        }
+    ));
+    s
 }
 
 #[derive(Debug, thiserror::Error)]

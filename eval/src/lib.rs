@@ -20,6 +20,7 @@ pub mod alphabeta;
 pub mod elo;
 pub mod engine_proc;
 pub mod gauntlet;
+pub mod gauntlet_tasks;
 pub mod logistic;
 pub mod r#match;
 pub mod match_tasks;

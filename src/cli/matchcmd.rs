@@ -1,5 +1,5 @@
 //! `shogilab match` (two agents, paired openings, score/Elo with 95% intervals, optional SPRT)
-//! and `shogilab gauntlet` (round robin or gauntlet, one maximum-likelihood Elo table). Agents
+//! and what `shogilab gauntlet` (`gauntlet_cmd`) shares with it. Agents
 //! are spec strings (`random`, `greedy`, `alphabeta:3`, `mcts:material:64`, `usi:PATH`,
 //! `xboard:/usr/games/hachu`; any of them with its own limits: `...@movetime=500`; limits an
 //! agent cannot play at are refused before the first game). With `--out DIR`, games are written
@@ -14,14 +14,10 @@ use clap::Args;
 use shogilab_eval::agent::{check_limits, Agent, LimitSource, Limits};
 use shogilab_eval::match_tasks;
 use shogilab_eval::r#match::{GameRecord, MatchConfig, MatchResult};
-use shogilab_eval::record::{game_json, game_line, write_match_files, GameLines, MatchRecord};
-use shogilab_eval::{
-    parse_agent_spec, run_gauntlet, run_match, GauntletConfig, GauntletMode, Sprt,
-};
-use shogilab_fsio::write_atomic;
+use shogilab_eval::record::{game_line, write_match_files, GameLines, MatchRecord};
+use shogilab_eval::{parse_agent_spec, run_match, Sprt};
 use shogilab_pipeline::checkpoint_for_spec;
 use shogilab_store::Store;
-use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct MatchArgs {
@@ -77,29 +73,6 @@ pub struct PlayArgs {
     pub movetime: Option<u64>,
 }
 
-#[derive(Args)]
-pub struct GauntletArgs {
-    #[command(flatten)]
-    pub variant: VariantArgs,
-    /// An agent (repeat; at least two). The first is the anchor (Elo 0). A spec ending in
-    /// @nodes=N,movetime=MS plays at those limits, so agents at different limits share a table.
-    #[arg(long = "agent", value_name = "SPEC", required = true)]
-    pub agents: Vec<String>,
-    /// Games per pair.
-    #[arg(long, default_value_t = 2)]
-    pub games_per_pair: usize,
-    /// Only the first agent against each other one (default: every pair).
-    #[arg(long)]
-    pub gauntlet: bool,
-    #[command(flatten)]
-    pub play: PlayArgs,
-    /// Folder for games.txt, games.jsonl, elo.json, elo.md.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    #[arg(long)]
-    pub json: bool,
-}
-
 fn parse_sprt(s: &str) -> Result<Sprt> {
     let (a, b) = s.split_once(',').context("--sprt: expected ELO0,ELO1")?;
     let e0: f64 = a.trim().parse().with_context(|| format!("--sprt: {a:?} is not a number"))?;
@@ -110,11 +83,11 @@ fn parse_sprt(s: &str) -> Result<Sprt> {
     Ok(Sprt::new(e0, e1, 0.05, 0.05))
 }
 
-fn match_json(r: &MatchResult) -> serde_json::Value {
+pub(super) fn match_json(r: &MatchResult) -> serde_json::Value {
     serde_json::to_value(MatchRecord::of(r)).unwrap_or(serde_json::Value::Null)
 }
 
-fn make_agent(
+pub(super) fn make_agent(
     spec: &str,
     v: &std::sync::Arc<shogilab_engine::Variant>,
     seed: u64,
@@ -122,7 +95,7 @@ fn make_agent(
     Ok(parse_agent_spec(spec, v, seed, &checkpoint_for_spec)?)
 }
 
-fn print_game(g: &GameRecord, prefix: &str) {
+pub(super) fn print_game(g: &GameRecord, prefix: &str) {
     eprintln!("{prefix}{}", game_line(g));
 }
 
@@ -186,65 +159,6 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     }
     if a.json {
         println!("{}", match_json(&r));
-    }
-    Ok(())
-}
-
-pub fn run_gauntlet_cmd(a: GauntletArgs) -> Result<()> {
-    if a.agents.len() < 2 {
-        bail!("a gauntlet needs at least two --agent");
-    }
-    let v = a.variant.load()?;
-    let mut agents = a
-        .agents
-        .iter()
-        .enumerate()
-        .map(|(i, s)| make_agent(s, &v, a.play.seed.wrapping_add(i as u64 * 101)))
-        .collect::<Result<Vec<_>>>()?;
-    let limits = Limits { nodes: a.play.nodes, movetime_ms: a.play.movetime };
-    for agent in &agents {
-        check_limits(agent.as_ref(), &limits, LimitSource::Match)?;
-    }
-    let cfg = GauntletConfig {
-        mode: if a.gauntlet { GauntletMode::Gauntlet } else { GauntletMode::RoundRobin },
-        per_pair: MatchConfig {
-            games: a.games_per_pair,
-            max_plies: a.play.max_plies,
-            limits,
-            opening_plies: a.play.opening_plies,
-            seed: a.play.seed,
-            sprt: None,
-            task: None,
-        },
-    };
-    let mut jl = String::new();
-    let mut lines = String::new();
-    let r = run_gauntlet(&mut agents, &v, &cfg, &mut |i, j, g| {
-        print_game(g, &format!("[{i}-{j}] "));
-        jl.push_str(&(game_json(g, Some((i, j))).to_string() + "\n"));
-        lines.push_str(&(g.result.replay_line() + "\n"));
-    })?;
-    for (_, _, m) in &r.matches {
-        println!("{}", m.describe());
-    }
-    let md = r.markdown();
-    println!("\n{md}");
-    let j = serde_json::json!({
-        "variant": v.name,
-        "anchor": r.anchor,
-        "regularized": r.regularized,
-        "table": r.table,
-        "matches": r.matches.iter().map(|(i, j, m)| serde_json::json!({
-            "i": i, "j": j, "result": match_json(m) })).collect::<Vec<_>>(),
-    });
-    if let Some(dir) = &a.out {
-        write_atomic(&dir.join("games.txt"), lines.as_bytes())?;
-        write_atomic(&dir.join("games.jsonl"), jl.as_bytes())?;
-        write_atomic(&dir.join("elo.json"), serde_json::to_string_pretty(&j)?.as_bytes())?;
-        write_atomic(&dir.join("elo.md"), md.as_bytes())?;
-    }
-    if a.json {
-        println!("{j}");
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 mod bench;
 mod bench_selfplay;
 mod config;
+mod gauntlet_cmd;
 mod ladder;
 mod matchcmd;
 mod pipeline;
@@ -47,7 +48,7 @@ pub enum Command {
     /// Play a match between two agents: W/D/L, score and Elo with 95% intervals, optional SPRT.
     Match(matchcmd::MatchArgs),
     /// Round robin (or --gauntlet) among several agents with one maximum-likelihood Elo table.
-    Gauntlet(matchcmd::GauntletArgs),
+    Gauntlet(gauntlet_cmd::GauntletArgs),
     /// Piece values with 95% intervals: imbalance matches, dataset regression, network probing.
     Values(values_cmd::ValuesArgs),
     /// Piece values against the strength of the engines that measured them (chart, table).
@@ -66,7 +67,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Train(a) => train_cmd::run(a),
         Command::Pipeline(a) => pipeline::run(a),
         Command::Match(a) => matchcmd::run_match_cmd(a),
-        Command::Gauntlet(a) => matchcmd::run_gauntlet_cmd(a),
+        Command::Gauntlet(a) => gauntlet_cmd::run(a),
         Command::Values(a) => values_cmd::run(a),
         Command::ValuesTrend(a) => values_trend_cmd::run(a),
         Command::Ladder(a) => ladder::run(a),
