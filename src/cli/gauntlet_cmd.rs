@@ -6,7 +6,7 @@
 //! then merges the parts into the table and files of the whole gauntlet.
 
 use super::matchcmd::{make_agent, match_json, print_game, PlayArgs};
-use super::task_args::{TaskArgs, TaskLine};
+use super::task_args::{ResultArgs, TaskLine};
 use super::VariantArgs;
 use anyhow::{bail, Result};
 use clap::Args;
@@ -37,17 +37,8 @@ pub struct GauntletArgs {
     pub gauntlet: bool,
     #[command(flatten)]
     pub play: PlayArgs,
-    /// Location (a folder or s3://bucket/prefix) for games.txt, games.jsonl, elo.json, elo.md.
-    /// When it holds the parts of this gauntlet's tasks (pair-KK/), nothing is played: the
-    /// parts are merged (every task of every pairing must be there).
-    #[arg(long, value_name = "URL")]
-    pub out: Option<String>,
-    #[arg(long)]
-    pub json: bool,
-    // (the task's share of pairing k is stored as pair-KK/match-IIIII-of-NNNNN.json in --out,
-    // which it needs.)
     #[command(flatten)]
-    pub task: TaskArgs,
+    pub result: ResultArgs,
 }
 
 /// The settings that make two runs the same gauntlet (recorded in every part).
@@ -89,11 +80,11 @@ pub fn run(a: GauntletArgs) -> Result<()> {
         bail!("a gauntlet needs at least two --agent");
     }
     let v = a.variant.load()?;
-    let out = a.out.as_deref().map(Store::open).transpose()?;
+    let out = a.result.out.as_deref().map(Store::open).transpose()?;
     let (cfg, settings) = (config(&a), settings(&a, &v.name));
     let pairs: Vec<(usize, usize)> =
         plan(a.agents.len(), &cfg).iter().map(|(i, j, _)| (*i, *j)).collect();
-    match (a.task.task()?, &out) {
+    match (a.result.task.task()?, &out) {
         (Some(_), None) => bail!("--task-index needs --out (where the task's parts go)"),
         (Some(task), Some(out)) => return play_task(&a, &v, &cfg, &settings, task, out),
         (None, Some(out)) => {
@@ -195,7 +186,7 @@ fn summary_json(a: &GauntletArgs, variant: &str, o: &Output) -> serde_json::Valu
 
 fn print_output(a: &GauntletArgs, variant: &str, o: &Output) -> Result<()> {
     println!("\n{}", o.md);
-    if a.json {
+    if a.result.json {
         println!("{}", summary_json(a, variant, o));
     }
     Ok(())

@@ -7,7 +7,7 @@
 //! people (`games.log`) and the result as JSON and Markdown (`shogilab_eval::record`), each
 //! file atomically.
 
-use super::task_args::{TaskArgs, TaskLine};
+use super::task_args::{ResultArgs, TaskLine};
 use super::VariantArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -40,18 +40,8 @@ pub struct MatchArgs {
     /// Stop early by SPRT: ELO0,ELO1 (alpha = beta = 0.05).
     #[arg(long, value_name = "ELO0,ELO1")]
     pub sprt: Option<String>,
-    /// Location (a folder or s3://bucket/prefix) for games.txt, games.jsonl, games.log,
-    /// match.json, match.md. When it holds the parts of this match's tasks, the match is not
-    /// played: the parts are merged (every task must be there).
-    #[arg(long, value_name = "URL")]
-    pub out: Option<String>,
-    /// Print the result as JSON as the last line.
-    #[arg(long)]
-    pub json: bool,
-    // (match: the task's games are stored as match-IIIII-of-NNNNN.json in --out, which it
-    // needs; not with --sprt.)
     #[command(flatten)]
-    pub task: TaskArgs,
+    pub result: ResultArgs,
 }
 
 /// Game settings shared by `match` and `gauntlet`.
@@ -110,9 +100,9 @@ fn match_settings(a: &MatchArgs, v: &str) -> serde_json::Value {
 
 pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     let v = a.variant.load()?;
-    let out = a.out.as_deref().map(Store::open).transpose()?;
+    let out = a.result.out.as_deref().map(Store::open).transpose()?;
     let settings = match_settings(&a, &v.name);
-    let task = a.task.task()?;
+    let task = a.result.task.task()?;
     if task.is_some() && (out.is_none() || a.sprt.is_some()) {
         bail!("--task-index needs --out (where the task's part goes) and no --sprt");
     }
@@ -120,7 +110,7 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
         if let Some((record, games)) = match_tasks::merge(out, &settings)? {
             write_match_files(out, &record, &games, &v.name)?;
             println!("{} vs {}: {} (merged task parts)", record.a, record.b, record.summary_line());
-            if a.json {
+            if a.result.json {
                 println!("{}", serde_json::to_value(&record)?);
             }
             return Ok(());
@@ -157,7 +147,7 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     if let Some(out) = &out {
         write_match_files(out, &MatchRecord::of(&r), &GameLines::of(&r), &v.name)?;
     }
-    if a.json {
+    if a.result.json {
         println!("{}", match_json(&r));
     }
     Ok(())

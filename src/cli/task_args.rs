@@ -1,11 +1,27 @@
-//! The task contract's options, shared by `values`, `selfplay` and `match`, and the one JSON
-//! line a task prints last for its scheduler (`shogilab_store::Task`; the README's "Running on
-//! a cluster").
+//! The task contract's options, shared by `values`, `selfplay`, `match` and `gauntlet`, the
+//! output options of the last two, and the one JSON line a task prints last for its scheduler
+//! (`shogilab_store::Task`; the README's "Running on a cluster").
 
 use anyhow::Result;
 use clap::Args;
 use shogilab_store::Task;
 use std::time::Instant;
+
+/// Where `match` and `gauntlet` write their result, and their task options.
+#[derive(Args)]
+pub struct ResultArgs {
+    /// Location (a folder or s3://bucket/prefix) of the result's files: games.txt, games.jsonl
+    /// and match.json, match.md, games.log (match) or elo.json, elo.md (gauntlet). When it
+    /// holds the parts of this job's tasks, nothing is played: the parts are merged (every task
+    /// must be there). A task (--task-index) stores its part there, so it needs --out.
+    #[arg(long, value_name = "URL")]
+    pub out: Option<String>,
+    /// Print the result as JSON as the last line.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub task: TaskArgs,
+}
 
 #[derive(Args)]
 pub struct TaskArgs {
