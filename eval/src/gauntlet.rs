@@ -199,7 +199,7 @@ pub fn run_gauntlet(
     }
     let names: Vec<String> = agents.iter().map(|a| a.name()).collect();
     let tallies: Vec<(usize, usize, Tally)> =
-        matches.iter().map(|(i, j, r)| (*i, *j, r.tally())).collect();
+        matches.iter().map(|(i, j, r)| (*i, *j, r.tally)).collect();
     let (table, regularized) = fit_table(&names, &tallies)?;
     Ok(GauntletResult { matches, table, anchor: names[0].clone(), regularized })
 }

@@ -159,14 +159,8 @@ pub fn nodes_per_move(searched: [[u64; 2]; 2]) -> [Option<f64>; 2] {
 pub struct MatchResult {
     pub a: String,
     pub b: String,
-    /// From A's side (forfeits included; [`MatchResult::tally`] tells them apart).
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    /// A's wins by B's forfeit (part of `wins`).
-    pub forfeit_wins: u64,
-    /// A's losses by its own forfeit (part of `losses`).
-    pub forfeit_losses: u64,
+    /// From A's side, the forfeits apart.
+    pub tally: Tally,
     pub summary: ScoreSummary,
     pub games: Vec<GameRecord>,
     pub sprt: Option<SprtStatus>,
@@ -197,17 +191,6 @@ impl MatchResult {
         self.games.iter().filter(|g| g.result.forfeit.is_some()).count()
     }
 
-    /// W/D/L from A's side with the forfeits apart.
-    pub fn tally(&self) -> Tally {
-        Tally {
-            wins: self.wins,
-            draws: self.draws,
-            losses: self.losses,
-            forfeit_wins: self.forfeit_wins,
-            forfeit_losses: self.forfeit_losses,
-        }
-    }
-
     /// One line for humans.
     pub fn describe(&self) -> String {
         let s = &self.summary;
@@ -215,7 +198,7 @@ impl MatchResult {
             "{} vs {}: {} ({} games), score {:.3} [{:.3}, {:.3}], Elo {:+.1} [{:+.1}, {:+.1}]",
             self.a,
             self.b,
-            self.tally().describe(),
+            self.tally.describe(),
             s.games,
             s.score,
             s.score_ci.0,
@@ -295,11 +278,7 @@ pub fn run_match(
     let mut res = MatchResult {
         a: an.clone(),
         b: bn.clone(),
-        wins: 0,
-        draws: 0,
-        losses: 0,
-        forfeit_wins: 0,
-        forfeit_losses: 0,
+        tally: Tally::default(),
         summary: score_summary(0, 0, 0),
         games: Vec::with_capacity(cfg.games),
         sprt: None,
@@ -324,21 +303,18 @@ pub fn run_match(
         let (black, white) =
             if a_black { (an.clone(), bn.clone()) } else { (bn.clone(), an.clone()) };
         let rec = GameRecord { index: i, opening, a_black, black, white, result };
-        let mut t = res.tally();
-        t.add_game(&rec);
-        (res.wins, res.draws, res.losses) = (t.wins, t.draws, t.losses);
-        (res.forfeit_wins, res.forfeit_losses) = (t.forfeit_wins, t.forfeit_losses);
+        res.tally.add_game(&rec);
         on_game(&rec);
         res.games.push(rec);
         if let Some(t) = &cfg.sprt {
-            let st = t.status(res.wins, res.draws, res.losses);
+            let st = t.status(res.tally.wins, res.tally.draws, res.tally.losses);
             res.sprt = Some(st);
             if st.decision != SprtDecision::Continue {
                 break;
             }
         }
     }
-    res.summary = score_summary(res.wins, res.draws, res.losses);
+    res.summary = score_summary(res.tally.wins, res.tally.draws, res.tally.losses);
     Ok(res)
 }
 

@@ -151,7 +151,7 @@ impl MatchRecord {
             decision: t.decision.as_str().to_string(),
         });
         let agents = (r.a.clone(), r.b.clone());
-        MatchRecord::from_tally(agents, r.tally(), (r.forfeits(), r.searched()), sprt)
+        MatchRecord::from_tally(agents, r.tally, (r.forfeits(), r.searched()), sprt)
     }
 
     /// The record of games from A's tally (forfeits apart), the games ended by a forfeit of

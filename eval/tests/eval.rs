@@ -33,7 +33,7 @@ fn random_vs_greedy_in_chu_finishes_and_colours_alternate() {
     let r = run_match(&mut a, &mut b, &v, &cfg, &mut |_| seen += 1).unwrap();
     assert_eq!(seen, 4);
     assert_eq!(r.games.len(), 4);
-    assert_eq!(r.wins + r.draws + r.losses, 4);
+    assert_eq!(r.tally.wins + r.tally.draws + r.tally.losses, 4);
     for (i, g) in r.games.iter().enumerate() {
         assert_eq!(g.a_black, i % 2 == 0, "colours alternate");
         assert_eq!(g.opening, i / 2, "each opening twice");
@@ -61,7 +61,7 @@ fn searching_agents_beat_random_in_shogi() {
     let mut rnd = RandomAgent::new(3);
     let cfg = MatchConfig { games: 2, max_plies: 160, ..Default::default() };
     let r = run_match(ab.as_mut(), &mut rnd, &v, &cfg, &mut |_| {}).unwrap();
-    assert!(r.wins >= 1, "{}", r.describe());
+    assert!(r.tally.wins >= 1, "{}", r.describe());
     let r = run_match(mc.as_mut(), &mut rnd, &v, &cfg, &mut |_| {}).unwrap();
     assert_eq!(r.games.len(), 2, "{}", r.describe());
 }

@@ -11,7 +11,7 @@ use super::log::{GameLog, LogError};
 use super::odds;
 use super::searcher::{EngineSettings, Searcher};
 use super::stats::{ratio_bootstrap, Design};
-use super::{estimates_from, unit_notes, width_curve, Kinds, MethodResult};
+use super::{estimates_from, positions_fit_notes, unit_notes, width_curve, Kinds, MethodResult};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -929,23 +929,12 @@ pub fn fit_positions(
             // clusters are setups of (up to) two games
             (s.clusters as f64) * with_moves as f64 / d.clusters.max(1) as f64
         });
-    let mut notes = vec![format!(
-        "{} games ({} setups) with recorded moves, {} quiet positions ({} weighted rows); constant {:.3}, side to move {:.3}, {} coefficient {:.4} (logit)",
-        with_moves,
+    let head = format!(
+        "{with_moves} games ({} setups) with recorded moves, {quiet} quiet positions ({} weighted rows)",
         d.clusters,
-        quiet,
-        d.rows(),
-        r.fit.beta[0],
-        r.fit.beta[1],
-        kinds.unit_name(),
-        r.fit.beta[2 + unit]
-    )];
-    notes.extend(unit_notes(kinds, &r, 2));
-    let never: Vec<&str> =
-        estimates.iter().filter(|e| e.value.is_nan()).map(|e| e.piece.as_str()).collect();
-    if !never.is_empty() {
-        notes.push(format!("never differing (not measured): {}", never.join(", ")));
-    }
+        d.rows()
+    );
+    let notes = positions_fit_notes(head, kinds, &r, &estimates, "");
     Ok(Some(
         MethodResult {
             method: "imbalance-positions".into(),

@@ -195,6 +195,32 @@ pub(crate) fn unit_notes(kinds: &Kinds, r: &stats::RatioEstimates, offset: usize
     notes
 }
 
+/// The notes of a positions fit (the constant and side-to-move columns 0 and 1, kinds from
+/// column 2): `head` (what was fitted), the two coefficients and the unit's, the unit notes, and
+/// the kinds never measured, `never` naming where they never differed.
+pub(crate) fn positions_fit_notes(
+    head: String,
+    kinds: &Kinds,
+    r: &stats::RatioEstimates,
+    estimates: &[ValueEstimate],
+    never: &str,
+) -> Vec<String> {
+    let unit = kinds.unit.map_or(f64::NAN, |u| r.fit.beta[2 + u]);
+    let mut notes = vec![format!(
+        "{head}; constant {:.3}, side to move {:.3}, {} coefficient {unit:.4} (logit)",
+        r.fit.beta[0],
+        r.fit.beta[1],
+        kinds.unit_name(),
+    )];
+    notes.extend(unit_notes(kinds, r, 2));
+    let missing: Vec<&str> =
+        estimates.iter().filter(|e| e.value.is_nan()).map(|e| e.piece.as_str()).collect();
+    if !missing.is_empty() {
+        notes.push(format!("never differing{never} (not measured): {}", missing.join(", ")));
+    }
+    notes
+}
+
 /// Estimates from a [`stats::RatioEstimates`] over kind columns starting at `offset`.
 pub(crate) fn estimates_from(
     kinds: &Kinds,

@@ -54,32 +54,25 @@ pub fn primary_rows(kinds: &Kinds, methods: &[MethodResult]) -> Vec<PrimaryRow> 
         .collect()
 }
 
-pub(crate) fn num(x: f64) -> String {
+/// `x` with `decimals` decimals, or the word for NaN, +inf and -inf.
+fn real(x: f64, [nan, inf, neg_inf]: [&str; 3], decimals: usize) -> String {
     if x.is_nan() {
-        String::new()
+        nan.into()
     } else if x.is_infinite() {
-        if x > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        }
+        (if x > 0.0 { inf } else { neg_inf }).into()
     } else {
-        format!("{x:.3}")
+        format!("{x:.decimals$}")
     }
 }
 
+/// A number for the CSV files: three decimals, empty for NaN, `inf`/`-inf`.
+pub(crate) fn num(x: f64) -> String {
+    real(x, ["", "inf", "-inf"], 3)
+}
+
+/// A number for the Markdown tables: two decimals, `–` for NaN, `∞`/`−∞`.
 pub(crate) fn short(x: f64) -> String {
-    if x.is_nan() {
-        "–".into()
-    } else if x.is_infinite() {
-        if x > 0.0 {
-            "∞".into()
-        } else {
-            "−∞".into()
-        }
-    } else {
-        format!("{x:.2}")
-    }
+    real(x, ["–", "∞", "−∞"], 2)
 }
 
 pub(crate) fn csv_field(s: &str) -> String {
@@ -98,18 +91,16 @@ fn reference_at(r: Option<&Reference>, k: usize) -> f64 {
 pub fn csv_primary(rows: &[PrimaryRow], reference: Option<&Reference>) -> String {
     let mut s = String::from("piece,value,ci_low,ci_high,method,gcsa\n");
     for (k, r) in rows.iter().enumerate() {
-        let e = &r.estimate;
-        s.push_str(&format!(
-            "{},{},{},{},{},{}\n",
-            csv_field(&e.piece),
-            num(e.value),
-            num(e.lo),
-            num(e.hi),
-            r.method,
-            num(reference_at(reference, k))
-        ));
+        s.push_str(&csv_row(&r.estimate, &r.method, reference_at(reference, k)));
     }
     s
+}
+
+/// One row of the value CSVs: `piece,value,ci_low,ci_high,method,reference`.
+fn csv_row(e: &ValueEstimate, method: &str, reference: f64) -> String {
+    let piece = csv_field(&e.piece);
+    let (value, lo, hi, r) = (num(e.value), num(e.lo), num(e.hi), num(reference));
+    format!("{piece},{value},{lo},{hi},{method},{r}\n")
 }
 
 /// Every method's estimate: same columns, one row per kind and method.
@@ -132,15 +123,7 @@ fn csv_rows(
     let mut s = format!("piece,{column},ci_low,ci_high,method,gcsa\n");
     for m in methods {
         for (k, e) in pick(m).iter().enumerate() {
-            s.push_str(&format!(
-                "{},{},{},{},{},{}\n",
-                csv_field(&e.piece),
-                num(e.value),
-                num(e.lo),
-                num(e.hi),
-                m.method,
-                num(reference_at(reference, k))
-            ));
+            s.push_str(&csv_row(e, &m.method, reference_at(reference, k)));
         }
     }
     s

@@ -8,7 +8,7 @@
 //! into one weighted row.
 
 use super::stats::{ratio_bootstrap, Design};
-use super::{estimates_from, unit_notes, width_curve, Kinds, MethodResult};
+use super::{estimates_from, positions_fit_notes, width_curve, Kinds, MethodResult};
 use shogilab_engine::{Color, EngineError, Position, Variant};
 use shogilab_selfplay::dataset::{read_samples, DatasetError};
 use std::path::{Path, PathBuf};
@@ -179,27 +179,15 @@ pub fn fit(
         seed,
         &|s| s.clusters as f64,
     );
-    let mut notes = vec![format!(
-        "{} games, {} positions in {} files, {} quiet positions ({} weighted rows); constant {:.3}, side to move {:.3}, {} coefficient {:.4} (logit)",
+    let head = format!(
+        "{} games, {} positions in {} files, {} quiet positions ({} weighted rows)",
         data.games,
         data.positions,
         data.files,
         data.quiet,
-        data.design.rows(),
-        r.fit.beta[0],
-        r.fit.beta[1],
-        kinds.unit_name(),
-        r.fit.beta[2 + unit]
-    )];
-    notes.extend(unit_notes(kinds, &r, 2));
-    let never: Vec<&str> =
-        estimates.iter().filter(|e| e.value.is_nan()).map(|e| e.piece.as_str()).collect();
-    if !never.is_empty() {
-        notes.push(format!(
-            "never differing in quiet positions (not measured): {}",
-            never.join(", ")
-        ));
-    }
+        data.design.rows()
+    );
+    let notes = positions_fit_notes(head, kinds, &r, &estimates, " in quiet positions");
     Ok(MethodResult {
         method: "texel".into(),
         description,

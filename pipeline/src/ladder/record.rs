@@ -68,7 +68,7 @@ impl PairLog {
                 }
             })
             .collect();
-        PairLog { a: a.into(), b: b.into(), tally: r.tally(), games, wall_seconds }
+        PairLog { a: a.into(), b: b.into(), tally: r.tally, games, wall_seconds }
     }
 
     /// Score and Elo difference of A with 95% intervals.
