@@ -109,7 +109,10 @@ pub fn run(a: GauntletArgs) -> Result<()> {
         Output { md: r.markdown(), table: r.table, regularized: r.regularized, matches, jl, lines };
     match &out {
         Some(out) => finish(&a, &v.name, out, output),
-        None => print_output(&a, &v.name, &output),
+        None => {
+            print_output(&a, &v.name, &output);
+            Ok(())
+        }
     }
 }
 
@@ -184,12 +187,11 @@ fn summary_json(a: &GauntletArgs, variant: &str, o: &Output) -> serde_json::Valu
     })
 }
 
-fn print_output(a: &GauntletArgs, variant: &str, o: &Output) -> Result<()> {
+fn print_output(a: &GauntletArgs, variant: &str, o: &Output) {
     println!("\n{}", o.md);
     if a.result.json {
         println!("{}", summary_json(a, variant, o));
     }
-    Ok(())
 }
 
 /// Write the gauntlet's files to `out` (each object whole), then print.
@@ -200,6 +202,7 @@ fn finish(a: &GauntletArgs, variant: &str, out: &Store, o: Output) -> Result<()>
     out.put("games.jsonl", jl.into_bytes())?;
     let j = summary_json(a, variant, &o);
     out.put("elo.json", serde_json::to_string_pretty(&j)?.into_bytes())?;
-    out.put("elo.md", o.md.clone().into_bytes())?;
-    print_output(a, variant, &o)
+    out.put("elo.md", o.md.as_bytes().to_vec())?;
+    print_output(a, variant, &o);
+    Ok(())
 }

@@ -174,6 +174,13 @@ fn engine_elo(e: &EngineEntry, config: &Path) -> Result<([f64; 3], String), Tren
     }
 }
 
+/// The median of the finite ratios (of an even count, the larger middle one); NaN without any.
+pub(super) fn upper_median(ratios: impl Iterator<Item = f64>) -> f64 {
+    let mut kept: Vec<f64> = ratios.filter(|r| r.is_finite()).collect();
+    kept.sort_by(f64::total_cmp);
+    kept.get(kept.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
 /// The imbalance games (odds games left out) of the strongest engine that names a log.
 fn read_log(engines: &[EngineValues]) -> Result<Option<(String, Vec<GameLine>)>, TrendError> {
     let found = engines.iter().rev().find_map(|e| e.entry.log.as_ref().map(|dir| (e, dir)));
@@ -378,13 +385,10 @@ impl Trend {
         let (first, last) = (&self.engines[0], &self.engines[self.engines.len() - 1]);
         let ratios: Vec<f64> =
             (0..self.kinds.len()).map(|k| last.points[k].value / first.points[k].value).collect();
-        let mut kept: Vec<f64> = (0..self.kinds.len())
+        let kept = (0..self.kinds.len())
             .filter(|&k| first.points[k].value > 0.5 && self.kinds[k] != self.config.unit)
-            .map(|k| ratios[k])
-            .filter(|r| r.is_finite())
-            .collect();
-        kept.sort_by(f64::total_cmp);
-        let factor = kept.get(kept.len() / 2).copied().unwrap_or(f64::NAN);
+            .map(|k| ratios[k]);
+        let factor = upper_median(kept);
         (factor, ratios.iter().map(|r| r / factor).collect())
     }
 

@@ -13,7 +13,7 @@
 use super::evidence::{deciding_games, difference_words, replay_line, Deciding, Verdict};
 use super::imbalance::GameLine;
 use super::report::short;
-use super::trend::{EngineValues, Trend};
+use super::trend::{upper_median, EngineValues, Trend};
 use std::collections::BTreeMap;
 
 /// Decisive games cited per disagreeing kind.
@@ -30,18 +30,26 @@ pub struct Gap {
     pub games: Option<Deciding>,
 }
 
+/// The scales a gap line reads: the reference's at the weakest and the strongest engine, and
+/// the common factor between the two engines with each kind's ratio divided by it
+/// ([`Trend::rescaled`]).
+struct Scales {
+    first: f64,
+    last: f64,
+    factor: f64,
+    relative: Vec<f64>,
+}
+
 impl Trend {
     /// The median, over the kinds with a finite value and a positive reference (the unit left
     /// out), of the engine's value over the reference: the reference table's scale at that
     /// engine.
     pub fn scale(&self, e: &EngineValues) -> f64 {
-        let mut ratios: Vec<f64> = (0..self.kinds.len())
-            .filter(|&k| self.kinds[k] != self.config.unit && self.reference[k] > 0.0)
-            .map(|k| e.points[k].value / self.reference[k])
-            .filter(|r| r.is_finite())
-            .collect();
-        ratios.sort_by(f64::total_cmp);
-        ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN)
+        upper_median(
+            (0..self.kinds.len())
+                .filter(|&k| self.kinds[k] != self.config.unit && self.reference[k] > 0.0)
+                .map(|k| e.points[k].value / self.reference[k]),
+        )
     }
 
     /// The kinds whose reference, at the strongest engine's scale, lies outside its interval,
@@ -49,7 +57,7 @@ impl Trend {
     pub fn gaps(&self) -> Vec<Gap> {
         let last = &self.engines[self.engines.len() - 1];
         let s = self.scale(last);
-        let logged = self.logged_values();
+        let logged = self.logged_values().map(|(e, values, games)| (self.scale(e), values, games));
         let mut out = Vec::new();
         for k in self.order().into_iter().filter(|&k| self.kinds[k] != self.config.unit) {
             let (r, p) = (s * self.reference[k], last.points[k]);
@@ -58,14 +66,8 @@ impl Trend {
             {
                 continue;
             }
-            let games = logged.as_ref().map(|(e, values, games)| {
-                deciding_games(
-                    games,
-                    values,
-                    &self.kinds[k],
-                    self.scale(e) * self.reference[k],
-                    EXAMPLES,
-                )
+            let games = logged.as_ref().map(|(scale, values, games)| {
+                deciding_games(games, values, &self.kinds[k], scale * self.reference[k], EXAMPLES)
             });
             out.push(Gap { kind: k, scaled: r, games });
         }
@@ -82,8 +84,8 @@ impl Trend {
 
     /// The gap between an engine's value of kind `k` and the scaled reference, relative to
     /// the scaled reference.
-    fn relative_gap(&self, e: &EngineValues, k: usize) -> f64 {
-        let r = self.scale(e) * self.reference[k];
+    fn relative_gap(&self, e: &EngineValues, scale: f64, k: usize) -> f64 {
+        let r = scale * self.reference[k];
         ((e.points[k].value - r) / r).abs()
     }
 
@@ -94,14 +96,16 @@ impl Trend {
             return String::new();
         }
         let (first, last) = (&self.engines[0], &self.engines[self.engines.len() - 1]);
+        let (factor, relative) = self.rescaled();
+        let scales = Scales { first: self.scale(first), last: self.scale(last), factor, relative };
         let raw = (0..self.kinds.len())
             .filter(|&k| self.change(k).covers == Some(false) && last.points[k].value.is_finite())
             .count();
         let mut s = format!(
             "\n## Where the strongest engine and the reference disagree\n\nEach engine has its own unit, so the reference is brought to an engine's scale first: times the median over the kinds of the engine's value over the reference value (×{} at `{}`, ×{} at `{}`). In the engines' units the reference lies outside `{}`'s interval for {raw} kinds; at its scale, for the {} below. Per kind: the gap at the strongest engine; whether the relative gap narrows from the weakest engine to the strongest; whether the kind moved with the common scale factor or beyond it",
-            short(self.scale(first)),
+            short(scales.first),
             first.entry.label,
-            short(self.scale(last)),
+            short(scales.last),
             last.entry.label,
             last.entry.label,
             gaps.len()
@@ -110,20 +114,22 @@ impl Trend {
             s.push_str(&format!("; and the games of `{label}` ({} in its log) whose predicted winner (the material balance at its values) changes when that kind alone takes its scaled reference value: the score of the side that the engine's own value favours, with its 95% interval, and such games won by the side the majority of results favours (fewest pieces in the difference first, then fewest plies), as lines of `{}-evidence.txt` (`shogilab replay -v {} --file {}-evidence.txt` plays them)", games.len(), self.config.variant, self.config.variant, self.config.variant));
         }
         s.push_str(".\n\n");
-        let (factor, relative) = self.rescaled();
         let mut line_no = 0;
         for g in &gaps {
-            s.push_str(&self.gap_line(g, factor, relative[g.kind], &mut line_no));
+            s.push_str(&self.gap_line(g, &scales, &mut line_no));
         }
         s
     }
 
-    fn gap_line(&self, g: &Gap, factor: f64, relative: f64, line_no: &mut usize) -> String {
+    fn gap_line(&self, g: &Gap, scales: &Scales, line_no: &mut usize) -> String {
         let (first, last) = (&self.engines[0], &self.engines[self.engines.len() - 1]);
         let k = g.kind;
+        let (factor, relative) = (scales.factor, scales.relative[k]);
         let p = last.points[k];
         let side = if g.scaled > p.value { "above" } else { "below" };
-        let closing = if self.relative_gap(last, k) < self.relative_gap(first, k) {
+        let closing = if self.relative_gap(last, scales.last, k)
+            < self.relative_gap(first, scales.first, k)
+        {
             "the relative gap narrows as the engines get stronger"
         } else {
             "the relative gap widens as the engines get stronger"
