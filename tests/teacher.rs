@@ -201,3 +201,60 @@ fn a_pipeline_starts_from_the_teacher_and_draws_its_curve() {
     assert_eq!(report, std::fs::read_to_string(run.join("report.md")).expect("report"));
     std::fs::remove_dir_all(&root).ok();
 }
+
+#[test]
+fn a_pipeline_starts_from_a_trained_network_and_counts_its_hours() {
+    let root = tmp("network");
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/chu.ot");
+    let network = format!("teacher.network={:?}", s(&reference));
+    let run = root.join("run");
+    let mut args = vec![
+        "pipeline",
+        "-v",
+        "chu",
+        "--out",
+        s(&run),
+        "--generations",
+        "1",
+        "--games",
+        "2",
+        "--simulations",
+        "4",
+        "--steps",
+        "2",
+        "--eval-games",
+        "0",
+        "--set",
+        &network,
+        "--set",
+        "teacher.network_cpu_hours=0.5",
+        "--set",
+        "eval.anchors=[\"random\"]",
+        "--set",
+        "eval.anchor_games=2",
+        "--set",
+        "shard_games=2",
+        "--set",
+        "selfplay.max_plies=20",
+        "--set",
+        "train.batch_size=8",
+    ];
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    let copied = std::fs::read(run.join("models/gen-0000.ot")).expect("generation 0");
+    assert_eq!(copied, std::fs::read(&reference).expect("reference"), "copied as it is");
+    let compute = std::fs::read_to_string(run.join("compute.csv")).expect("compute log");
+    assert_eq!(compute.lines().nth(1), Some("0,teacher,1800.000,1"), "{compute}");
+    let curve = std::fs::read_to_string(run.join("curve.csv")).expect("curve");
+    let gen0 = curve.lines().nth(1).expect("generation 0's point");
+    assert!(gen0.starts_with("0,0.5"), "the network's own hours: {curve}");
+    // the same network for another variant is refused, naming the file, before anything runs
+    let other = root.join("other");
+    args[2] = "shogi";
+    args[4] = s(&other);
+    let (ok, text) = shogilab(&args);
+    assert!(!ok && text.contains(s(&reference)) && text.contains("chu"), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    assert!(!other.join("models/gen-0000.ot").exists(), "nothing adopted");
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -7,8 +7,9 @@
 use crate::compute::{cpu_hours_through, StageTime};
 use crate::config::PipelineConfig;
 use crate::error::PipelineError;
-use crate::evaluate::{run_evaluation, EvalJob};
+use crate::evaluate::{make_agent, run_evaluation, EvalJob};
 use shogilab_engine::Variant;
+use shogilab_eval::agent::LimitUse;
 use shogilab_eval::record::MatchRecord;
 use shogilab_fsio::write_atomic;
 use shogilab_plot::{Labels, Series};
@@ -34,13 +35,28 @@ fn folder_of(spec: &str) -> String {
 }
 
 /// The agents of one anchor match: the network and the anchor, with the time limit if any.
-pub fn anchor_specs(cfg: &PipelineConfig, model: &Path, anchor: &str) -> (String, String) {
+/// An anchor that does not search (`greedy`, `random`) plays without one: a limit would not
+/// change its play, and its name would claim a setting it never used.
+pub fn anchor_specs(
+    cfg: &PipelineConfig,
+    model: &Path,
+    anchor: &str,
+    anchor_searches: bool,
+) -> (String, String) {
     match cfg.eval.movetime_ms {
         0 => (format!("mcts:{}:{}", model.display(), cfg.eval_simulations()), anchor.to_string()),
         ms => {
-            (format!("mcts:{}@movetime={ms}", model.display()), format!("{anchor}@movetime={ms}"))
+            let timed = anchor_searches && !anchor.contains('@');
+            let b = if timed { format!("{anchor}@movetime={ms}") } else { anchor.to_string() };
+            (format!("mcts:{}@movetime={ms}", model.display()), b)
         }
     }
+}
+
+/// Whether a limit on time changes how `anchor` plays (it is built once to ask it).
+fn searches(v: &Arc<Variant>, anchor: &str) -> Result<bool, PipelineError> {
+    let agent = make_agent(anchor, v, 0)?;
+    Ok(agent.limit_support().movetime != LimitUse::NoSearch)
 }
 
 /// Play (or read back) the network's matches against every anchor, into `out/<anchor>/`.
@@ -52,7 +68,8 @@ pub fn play_anchors(
 ) -> Result<Vec<(String, MatchRecord)>, PipelineError> {
     let mut results = Vec::new();
     for anchor in &cfg.eval.anchors {
-        let (a, b) = anchor_specs(cfg, model, anchor);
+        let timed = cfg.eval.movetime_ms > 0 && searches(v, anchor)?;
+        let (a, b) = anchor_specs(cfg, model, anchor, timed);
         let job = EvalJob {
             a,
             b,
@@ -155,17 +172,21 @@ mod tests {
         let mut cfg = PipelineConfig::default();
         let m = Path::new("runs/x/models/gen-0002.ot");
         assert_eq!(
-            anchor_specs(&cfg, m, "greedy"),
+            anchor_specs(&cfg, m, "greedy", false),
             ("mcts:runs/x/models/gen-0002.ot:16".to_string(), "greedy".to_string())
         );
         cfg.eval.movetime_ms = 200;
         assert_eq!(
-            anchor_specs(&cfg, m, "alphabeta:2"),
+            anchor_specs(&cfg, m, "alphabeta:2", true),
             (
                 "mcts:runs/x/models/gen-0002.ot@movetime=200".to_string(),
                 "alphabeta:2@movetime=200".to_string()
             )
         );
+        let untimed = anchor_specs(&cfg, m, "greedy", false).1;
+        assert_eq!(untimed, "greedy", "an agent without search gets no limit");
+        let own = anchor_specs(&cfg, m, "alphabeta:3@movetime=50", true).1;
+        assert_eq!(own, "alphabeta:3@movetime=50", "an anchor's own limit is kept");
         assert_eq!(folder_of("xboard:/usr/games/hachu|sd=2"), "xboard--usr-games-hachu-sd-2");
     }
 }

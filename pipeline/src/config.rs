@@ -104,11 +104,24 @@ pub struct TeacherConfig {
     /// Depth of the alpha-beta search that labels the positions' values (0: the values repeat
     /// the games' results).
     pub value_depth: u32,
+    /// A network already trained on teacher data (`.ot` with its `.json`), taken as
+    /// generation 0 instead of training one on `log` (empty: train it).
+    pub network: String,
+    /// The CPU-hours that trained `network` (its `models/README.md` entry), counted in the
+    /// learning curve as the teacher stage's compute.
+    pub network_cpu_hours: f64,
 }
 
 impl Default for TeacherConfig {
     fn default() -> Self {
-        TeacherConfig { log: String::new(), every: 4, steps: 0, value_depth: 1 }
+        TeacherConfig {
+            log: String::new(),
+            every: 4,
+            steps: 0,
+            value_depth: 1,
+            network: String::new(),
+            network_cpu_hours: 0.0,
+        }
     }
 }
 
@@ -179,14 +192,10 @@ impl PipelineConfig {
                 return Err(InvalidSetting::new(key, 0, "must be at least 1").into());
             }
         }
+        let trains_teacher = !self.teacher.log.is_empty() && self.teacher.network.is_empty();
         let conditional = [
-            ("teacher.steps", self.teacher.steps, !self.teacher.log.is_empty(), "teacher.log"),
-            (
-                "teacher.every",
-                self.teacher.every as u64,
-                !self.teacher.log.is_empty(),
-                "teacher.log",
-            ),
+            ("teacher.steps", self.teacher.steps, trains_teacher, "teacher.log"),
+            ("teacher.every", self.teacher.every as u64, trains_teacher, "teacher.log"),
             (
                 "eval.anchor_games",
                 self.eval.anchor_games as u64,
@@ -199,6 +208,11 @@ impl PipelineConfig {
                 let expected = format!("must be at least 1 with {with}");
                 return Err(InvalidSetting::new(key, 0, &expected).into());
             }
+        }
+        let hours = self.teacher.network_cpu_hours;
+        if !(hours.is_finite() && hours >= 0.0) {
+            let expected = "must be a number of hours, 0 or more";
+            return Err(InvalidSetting::new("teacher.network_cpu_hours", hours, expected).into());
         }
         if NetConfig::preset(&self.preset).is_none() {
             let expected = "expected tiny, small, medium or large";

@@ -21,7 +21,9 @@ use crate::train::{loss_chart, run_train, TrainJob, TrainSummary};
 use shogilab_engine::Variant;
 use shogilab_eval::record::MatchRecord;
 use shogilab_fsio::write_atomic;
+use shogilab_selfplay::encode::Encoder;
 use shogilab_store::Store;
+use shogilab_train::checkpoint;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -205,10 +207,16 @@ fn teacher_stage(
     at: &Layout<'_>,
     compute: &ComputeLog,
 ) -> Result<Option<PathBuf>, PipelineError> {
+    let out = at.model(0);
+    if !cfg.teacher.network.is_empty() {
+        if !out.exists() {
+            adopt_network(v, cfg, &out, compute)?;
+        }
+        return Ok(Some(out));
+    }
     if cfg.teacher.log.is_empty() {
         return Ok(None);
     }
-    let out = at.model(0);
     if !out.exists() {
         let data = at.0.join("teacher");
         eprintln!("== teacher: positions of {} -> {}", cfg.teacher.log, data.display());
@@ -239,6 +247,27 @@ fn teacher_stage(
     Ok(Some(out))
 }
 
+/// `teacher.network` copied to `models/gen-0000.ot` (metadata first), after checking that it
+/// loads for this variant; its CPU-hours (`teacher.network_cpu_hours`) go into the compute log
+/// as the teacher stage's.
+fn adopt_network(
+    v: &Arc<Variant>,
+    cfg: &PipelineConfig,
+    out: &Path,
+    compute: &ComputeLog,
+) -> Result<(), PipelineError> {
+    let from = PathBuf::from(&cfg.teacher.network);
+    eprintln!("== teacher: generation 0 is {}", from.display());
+    checkpoint::load(&from, &Encoder::new(v.clone()), tch::Device::Cpu)?;
+    for ext in ["json", "ot"] {
+        let src = from.with_extension(ext);
+        let bytes = std::fs::read(&src).map_err(PipelineError::io(&src))?;
+        write_atomic(&out.with_extension(ext), &bytes)?;
+    }
+    let seconds = cfg.teacher.network_cpu_hours * 3600.0;
+    compute.add(StageTime { generation: 0, stage: "teacher".into(), seconds, threads: 1 })
+}
+
 fn stage_time(generation: u32, stage: &str, t0: Instant) -> StageTime {
     StageTime {
         generation,
@@ -257,7 +286,7 @@ fn generation(
     compute: &ComputeLog,
 ) -> Result<GenerationReport, PipelineError> {
     let at = Layout(run_dir);
-    let from_teacher = !cfg.teacher.log.is_empty();
+    let from_teacher = !cfg.teacher.log.is_empty() || !cfg.teacher.network.is_empty();
     let evaluator = if g == 0 && !from_teacher {
         "uniform".to_string()
     } else {
