@@ -1,13 +1,30 @@
 use shogilab_engine::{Color, Position, Variant};
 use shogilab_selfplay::*;
 
+/// Settings of a small test run: `concurrent` games at once, a ply cap, `simulations` a move.
+fn config(concurrent: usize, max_plies: u32, simulations: u32) -> SelfplayConfig {
+    let mut cfg = SelfplayConfig { concurrent, max_plies, ..Default::default() };
+    cfg.search.simulations = simulations;
+    cfg
+}
+
+/// `n` games with the uniform evaluator, in the order they finished.
+fn uniform_games(
+    v: &std::sync::Arc<Variant>,
+    cfg: &SelfplayConfig,
+    seed: u64,
+    n: u64,
+) -> Vec<GameRecord> {
+    let mut games = Vec::new();
+    play_games(v, cfg, &Uniform, seed, 0, n, |g| games.push(g), |_| {});
+    games
+}
+
 #[test]
 fn uniform_selfplay_games_finish_with_valid_policies() {
     let v = Variant::builtin("chu").unwrap();
-    let mut cfg = SelfplayConfig { concurrent: 4, max_plies: 60, ..Default::default() };
-    cfg.search.simulations = 8;
-    let mut games = Vec::new();
-    play_games(&v, &cfg, &Uniform, 42, 0, 6, |g| games.push(g), |_| {});
+    let cfg = config(4, 60, 8);
+    let mut games = uniform_games(&v, &cfg, 42, 6);
     assert_eq!(games.len(), 6);
     for g in &games {
         assert!(g.status.is_over());
@@ -23,8 +40,7 @@ fn uniform_selfplay_games_finish_with_valid_policies() {
         }
     }
     // reproducible: same seed, same games
-    let mut again = Vec::new();
-    play_games(&v, &cfg, &Uniform, 42, 0, 6, |g| again.push(g), |_| {});
+    let mut again = uniform_games(&v, &cfg, 42, 6);
     games.sort_by_key(|g| g.game_index);
     again.sort_by_key(|g| g.game_index);
     for (a, b) in games.iter().zip(&again) {
@@ -61,10 +77,8 @@ fn material_search_takes_a_hanging_piece() {
 fn parquet_shards_read_back_with_the_documented_columns() {
     use shogilab_selfplay::dataset;
     let v = Variant::builtin("shogi").unwrap();
-    let mut cfg = SelfplayConfig { concurrent: 2, max_plies: 20, ..Default::default() };
-    cfg.search.simulations = 4;
-    let mut games = Vec::new();
-    play_games(&v, &cfg, &Uniform, 3, 0, 2, |g| games.push(g), |_| {});
+    let cfg = config(2, 20, 4);
+    let games = uniform_games(&v, &cfg, 3, 2);
     let dir = std::env::temp_dir().join(format!("shogilab-ds-{}", std::process::id()));
     let (pp, gp) = dataset::write_shard(&dir, 0, &games, "shogi", 0, "uniform", 4).unwrap();
     assert!(gp.exists());
@@ -136,13 +150,11 @@ fn search_values_a_repeated_position_by_the_variant_rule() {
 #[test]
 fn only_full_searches_become_training_positions() {
     let v = Variant::builtin("shogi").unwrap();
-    let mut cfg = SelfplayConfig { concurrent: 4, max_plies: 80, ..Default::default() };
-    cfg.search.simulations = 8;
+    let mut cfg = config(4, 80, 8);
     cfg.fast_simulations = 2;
     cfg.full_search_fraction = 0.25;
     cfg.validate().expect("valid settings");
-    let mut games = Vec::new();
-    play_games(&v, &cfg, &Uniform, 7, 0, 8, |g| games.push(g), |_| {});
+    let games = uniform_games(&v, &cfg, 7, 8);
     let (moves, recorded): (usize, usize) =
         games.iter().fold((0, 0), |(m, r), g| (m + g.moves.len(), r + g.positions.len()));
     let share = recorded as f64 / moves as f64;
@@ -154,8 +166,7 @@ fn only_full_searches_become_training_positions() {
         }
     }
     cfg.full_search_fraction = 1.0;
-    let mut all = Vec::new();
-    play_games(&v, &cfg, &Uniform, 7, 0, 2, |g| all.push(g), |_| {});
+    let all = uniform_games(&v, &cfg, 7, 2);
     assert!(all.iter().all(|g| g.positions.len() == g.moves.len()));
     cfg.fast_simulations = 9;
     cfg.validate().expect("fast searches unused at a fraction of 1");
