@@ -120,47 +120,43 @@ fn another_variants_log_or_no_log_is_refused_naming_it() {
     std::fs::remove_dir_all(&root).ok();
 }
 
+/// `shogilab pipeline` arguments for one tiny generation into `run` (2 self-play games at 4
+/// simulations, anchor `random` twice), then `--set` for each of `settings`.
+fn small_pipeline(variant: &str, run: &Path, settings: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> =
+        ["pipeline", "-v", variant, "--out", s(run)].map(String::from).into();
+    let small = [
+        "generations=1",
+        "games=2",
+        "shard_games=2",
+        "selfplay.search.simulations=4",
+        "eval.games=0",
+        "eval.anchors=[\"random\"]",
+        "eval.anchor_games=2",
+        "train.batch_size=8",
+    ];
+    for kv in small.iter().chain(settings) {
+        args.extend(["--set".to_string(), kv.to_string()]);
+    }
+    args
+}
+
 #[test]
 fn a_pipeline_starts_from_the_teacher_and_draws_its_curve() {
     let root = tmp("pipeline");
     let log = play_log(&root.join("values"));
     let run = root.join("run");
     let teacher_log = format!("teacher.log={:?}", s(&log));
-    let args = [
-        "pipeline",
-        "-v",
-        "shogi",
-        "--out",
-        s(&run),
-        "--generations",
-        "1",
-        "--games",
-        "2",
-        "--simulations",
-        "4",
-        "--steps",
-        "3",
-        "--eval-games",
-        "0",
-        "--preset",
-        "tiny",
-        "--set",
-        &teacher_log,
-        "--set",
+    let settings = [
+        teacher_log.as_str(),
         "teacher.steps=3",
-        "--set",
         "teacher.every=2",
-        "--set",
-        "eval.anchors=[\"random\"]",
-        "--set",
-        "eval.anchor_games=2",
-        "--set",
-        "shard_games=2",
-        "--set",
         "selfplay.max_plies=30",
-        "--set",
-        "train.batch_size=8",
+        "preset=\"tiny\"",
+        "steps=3",
     ];
+    let owned = small_pipeline("shogi", &run, &settings);
+    let args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let (ok, text) = shogilab(&args);
     assert!(ok, "{text}");
     for f in [
@@ -208,37 +204,10 @@ fn a_pipeline_starts_from_a_trained_network_and_counts_its_hours() {
     let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/chu.ot");
     let network = format!("teacher.network={:?}", s(&reference));
     let run = root.join("run");
-    let mut args = vec![
-        "pipeline",
-        "-v",
-        "chu",
-        "--out",
-        s(&run),
-        "--generations",
-        "1",
-        "--games",
-        "2",
-        "--simulations",
-        "4",
-        "--steps",
-        "2",
-        "--eval-games",
-        "0",
-        "--set",
-        &network,
-        "--set",
-        "teacher.network_cpu_hours=0.5",
-        "--set",
-        "eval.anchors=[\"random\"]",
-        "--set",
-        "eval.anchor_games=2",
-        "--set",
-        "shard_games=2",
-        "--set",
-        "selfplay.max_plies=20",
-        "--set",
-        "train.batch_size=8",
-    ];
+    let settings =
+        [network.as_str(), "teacher.network_cpu_hours=0.5", "selfplay.max_plies=20", "steps=2"];
+    let owned = small_pipeline("chu", &run, &settings);
+    let args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let (ok, text) = shogilab(&args);
     assert!(ok, "{text}");
     let copied = std::fs::read(run.join("models/gen-0000.ot")).expect("generation 0");
@@ -250,8 +219,8 @@ fn a_pipeline_starts_from_a_trained_network_and_counts_its_hours() {
     assert!(gen0.starts_with("0,0.5"), "the network's own hours: {curve}");
     // the same network for another variant is refused, naming the file, before anything runs
     let other = root.join("other");
-    args[2] = "shogi";
-    args[4] = s(&other);
+    let owned = small_pipeline("shogi", &other, &settings);
+    let args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let (ok, text) = shogilab(&args);
     assert!(!ok && text.contains(s(&reference)) && text.contains("chu"), "{text}");
     assert!(!text.contains("panicked"), "{text}");

@@ -1,4 +1,4 @@
-use shogilab_engine::{Color, Position, Variant};
+use shogilab_engine::{Position, Variant};
 use shogilab_selfplay::*;
 
 /// Settings of a small test run: `concurrent` games at once, a ply cap, `simulations` a move.
@@ -54,23 +54,9 @@ fn material_search_takes_a_hanging_piece() {
     // Black rook can take an undefended white rook.
     let pos = Position::from_sfen(&v, "4k4/9/9/9/1r5R1/9/9/9/4K4 b - 1").unwrap();
     let ev = Material::new(PieceValues::mobility(v.clone()));
-    let mut s = Search::new(
-        SearchConfig { simulations: 64, gumbel_noise: false, ..Default::default() },
-        pos.clone(),
-    );
-    s.reset(&pos);
-    let mut rng: rand::rngs::SmallRng = rand::SeedableRng::seed_from_u64(1);
-    let mut out = Vec::new();
-    while let mcts::Step::NeedEval = s.advance(&mut rng) {
-        let req = EvalRequest { pos: s.position(), moves: &s.leaf_moves, repetitions: 0, plies: 0 };
-        ev.evaluate(&[req], &mut out);
-        let o = out[0].clone();
-        s.deliver(&o);
-    }
-    let r = s.result();
+    let r = search_best(&pos, &ev, &[]);
     assert_eq!(pos.move_to_usi(r.best), "2e8e");
     assert!(r.value > 0.0);
-    let _ = Color::Black;
 }
 
 #[test]
