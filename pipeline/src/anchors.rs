@@ -146,17 +146,20 @@ pub fn write_curve(run_dir: &Path, pts: &[AnchorPoint]) -> Result<Vec<PathBuf>, 
     ] {
         let series: Vec<Series> = anchors
             .iter()
-            .map(|a| Series {
-                name: format!("vs {a}"),
-                points: pts
-                    .iter()
-                    .filter(|p| p.anchor == *a)
-                    .map(|p| (x_of(p), p.record.elo.clamp(-ELO_CLIP, ELO_CLIP)))
-                    .collect(),
+            .map(|a| {
+                let of_anchor = || pts.iter().filter(|p| p.anchor == *a);
+                let clip = |elo: f64| elo.clamp(-ELO_CLIP, ELO_CLIP);
+                Series {
+                    name: format!("vs {a}"),
+                    points: of_anchor().map(|p| (x_of(p), clip(p.record.elo))).collect(),
+                    bars: of_anchor()
+                        .map(|p| (clip(p.record.elo_ci95[0]), clip(p.record.elo_ci95[1])))
+                        .collect(),
+                }
             })
             .collect();
         let png = run_dir.join(file);
-        let title = format!("Elo against the anchors (clipped at ±{ELO_CLIP})");
+        let title = format!("Elo against the anchors, 95% intervals (clipped at ±{ELO_CLIP})");
         shogilab_plot::line_chart(&png, Labels { title: &title, x: x_name, y: "Elo" }, &series)?;
         written.push(png);
     }

@@ -218,8 +218,10 @@ pub fn run_train(v: &Arc<Variant>, job: &TrainJob) -> Result<TrainSummary, Pipel
 /// Missing files are skipped (a stage that has not run yet).
 pub fn loss_chart(csvs: &[PathBuf], png: &Path) -> Result<(), PipelineError> {
     let names = ["policy_loss", "value_loss", "total_loss"];
-    let mut series: Vec<Series> =
-        names.iter().map(|n| Series { name: n.replace('_', " "), points: Vec::new() }).collect();
+    let mut series: Vec<Series> = names
+        .iter()
+        .map(|n| Series { name: n.replace('_', " "), points: Vec::new(), bars: Vec::new() })
+        .collect();
     for csv in csvs.iter().filter(|c| c.exists()) {
         let text = std::fs::read_to_string(csv).map_err(PipelineError::io(csv))?;
         let bad = |reason: String| PipelineError::BadRecord { path: csv.clone(), reason };

@@ -44,6 +44,9 @@ pub enum PlotError {
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+    /// An interval `(lo, hi)` for each point, drawn as an error bar with a marker on the
+    /// point; empty: a plain line.
+    pub bars: Vec<(f64, f64)>,
 }
 
 /// One labelled estimate: `x` is the reference, `y` the estimate with its interval `[lo, hi]`.
@@ -133,7 +136,9 @@ fn axes<'a, 'b>(
 /// A line chart with one line per series and a legend.
 pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), PlotError> {
     let all = || series.iter().flat_map(|s| s.points.iter().copied());
-    let (Some(xs), Some(ys)) = (span(all().map(|p| p.0)), span(all().map(|p| p.1))) else {
+    let bar_ends = series.iter().flat_map(|s| s.bars.iter().flat_map(|b| [b.0, b.1]));
+    let (Some(xs), Some(ys)) = (span(all().map(|p| p.0)), span(all().map(|p| p.1).chain(bar_ends)))
+    else {
         return Err(PlotError::Empty {
             path: path.display().to_string(),
             what: format!("{} series without finite points", series.len()),
@@ -150,6 +155,7 @@ pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), 
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
                 });
+            draw_bars(&mut chart, s, color)?;
         }
         chart
             .configure_series_labels()
@@ -159,6 +165,20 @@ pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), 
             .draw()?;
         Ok(())
     })
+}
+
+/// A series' error bars, each with a marker on its point (nothing without bars).
+fn draw_bars(
+    chart: &mut ChartContext<'_, BitMapBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    s: &Series,
+    color: RGBColor,
+) -> DrawResult {
+    let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+    let bars = s.points.iter().zip(&s.bars).filter(|(p, b)| finite(&[p.0, p.1, b.0, b.1]));
+    chart.draw_series(
+        bars.map(|(p, b)| ErrorBar::new_vertical(p.0, b.0, p.1, b.1, color.filled(), 10)),
+    )?;
+    Ok(())
 }
 
 /// Estimates (y, with vertical error bars) against reference values (x), each point labelled,
@@ -241,6 +261,7 @@ mod tests {
         let s = Series {
             name: "loss".into(),
             points: (0..50).map(|i| (i as f64, 1.0 / (1.0 + i as f64))).collect(),
+            bars: Vec::new(),
         };
         line_chart(&path, Labels { title: "t", x: "step", y: "loss" }, &[s]).unwrap();
         assert!(is_png(&path));
@@ -279,7 +300,7 @@ mod tests {
     #[test]
     fn unwritable_destination_is_an_error() {
         let path = Path::new("/proc/shogilab-no-such-dir/x.png");
-        let s = Series { name: "a".into(), points: vec![(0.0, 1.0), (1.0, 2.0)] };
+        let s = Series { name: "a".into(), points: vec![(0.0, 1.0), (1.0, 2.0)], bars: Vec::new() };
         let e = line_chart(path, Labels { title: "t", x: "x", y: "y" }, &[s]).unwrap_err();
         assert!(e.to_string().contains("x.png"), "{e}");
     }

@@ -188,6 +188,7 @@ fn width_series(
                 .map(|&(x, y)| (x, scale * y))
                 .filter(|p| p.1.is_finite() && p.1 <= cap)
                 .collect(),
+            bars: Vec::new(),
         })
         .filter(|s| !s.points.is_empty())
         .collect()

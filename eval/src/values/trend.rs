@@ -453,6 +453,7 @@ impl Trend {
                 .map(|&k| Series {
                     name: self.kinds[k].clone(),
                     points: self.engines.iter().map(|e| (e.elo[0], e.points[k].value)).collect(),
+                    bars: Vec::new(),
                 })
                 .collect();
             let title = format!("{}: piece values against engine strength", self.config.variant);
