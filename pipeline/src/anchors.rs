@@ -110,12 +110,13 @@ pub fn points(
 /// Write `curve.csv` and the two charts into `run_dir`.
 pub fn write_curve(run_dir: &Path, pts: &[AnchorPoint]) -> Result<Vec<PathBuf>, PipelineError> {
     let mut csv = String::from(
-        "generation,cpu_hours,anchor,games,wins,draws,losses,forfeits,score,elo,elo_low,elo_high\n",
+        "generation,cpu_hours,anchor,games,wins,draws,losses,forfeits,score,elo,elo_low,elo_high,\
+         forfeit_wins,forfeit_losses\n",
     );
     for p in pts {
         let r = &p.record;
         csv.push_str(&format!(
-            "{},{:.6},{},{},{},{},{},{},{:.4},{:.1},{:.1},{:.1}\n",
+            "{},{:.6},{},{},{},{},{},{},{:.4},{:.1},{:.1},{:.1},{},{}\n",
             p.generation,
             p.cpu_hours,
             p.anchor,
@@ -127,7 +128,9 @@ pub fn write_curve(run_dir: &Path, pts: &[AnchorPoint]) -> Result<Vec<PathBuf>, 
             r.score,
             r.elo,
             r.elo_ci95[0],
-            r.elo_ci95[1]
+            r.elo_ci95[1],
+            r.forfeit_wins,
+            r.forfeit_losses
         ));
     }
     let csv_path = run_dir.join("curve.csv");

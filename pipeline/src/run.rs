@@ -95,15 +95,19 @@ impl PipelineReport {
         }
         let mut md = String::from(
             "\n## Against the anchors (curve.csv, elo-by-generation.png, elo-by-cpu-hours.png)\n\n\
-             | network | CPU-hours | anchor | W/D/L (forfeits) | score [95% CI] | Elo [95% CI] |\n\
-             |---|---:|---|---|---|---|\n",
+             W/D/L over the board; games won or lost by a forfeit are counted apart (the score and\n\
+             the Elo count every game).\n\n\
+             | network | CPU-hours | anchor | W/D/L | forfeits: won / lost | score [95% CI] | Elo [95% CI] |\n\
+             |---|---:|---|---|---|---|---|\n",
         );
         for p in &self.curve {
             let r = &p.record;
+            let (fw, fl) = (r.forfeit_wins, r.forfeit_losses);
             md.push_str(&format!(
-                "| gen-{:04} | {:.2} | `{}` | +{} ={} -{} ({}) | {:.3} [{:.3}, {:.3}] | {:+.0} [{:+.0}, {:+.0}] |\n",
-                p.generation, p.cpu_hours, r.b, r.wins, r.draws, r.losses, r.forfeits, r.score,
-                r.score_ci95[0], r.score_ci95[1], r.elo, r.elo_ci95[0], r.elo_ci95[1]
+                "| gen-{:04} | {:.2} | `{}` | +{} ={} -{} | {fw} / {fl} | {:.3} [{:.3}, {:.3}] | {:+.0} [{:+.0}, {:+.0}] |\n",
+                p.generation, p.cpu_hours, r.b.replace('|', "\\|"), r.wins.saturating_sub(fw), r.draws,
+                r.losses.saturating_sub(fl), r.score, r.score_ci95[0], r.score_ci95[1], r.elo, r.elo_ci95[0],
+                r.elo_ci95[1]
             ));
         }
         md
