@@ -47,15 +47,11 @@ impl EloRow {
     /// draws, losses over the board, losses by forfeit, score in percent.
     pub fn result_cells(&self) -> String {
         let t = &self.tally;
+        let (won, lost) = t.over_the_board();
         let score = if self.games > 0.0 { 100.0 * self.points / self.games } else { 0.0 };
         format!(
-            "{} | {} | {} | {} | {} | {} | {score:.1}%",
-            self.games,
-            t.wins - t.forfeit_wins,
-            t.forfeit_wins,
-            t.draws,
-            t.losses - t.forfeit_losses,
-            t.forfeit_losses,
+            "{} | {won} | {} | {} | {lost} | {} | {score:.1}%",
+            self.games, t.forfeit_wins, t.draws, t.forfeit_losses,
         )
     }
 }

@@ -120,6 +120,14 @@ impl Tally {
         self.wins + self.draws + self.losses
     }
 
+    /// The wins and the losses decided over the board (the forfeits taken out).
+    pub fn over_the_board(&self) -> (u64, u64) {
+        (
+            self.wins.saturating_sub(self.forfeit_wins),
+            self.losses.saturating_sub(self.forfeit_losses),
+        )
+    }
+
     /// Points (win 1, draw 1/2).
     pub fn points(&self) -> f64 {
         self.wins as f64 + 0.5 * self.draws as f64

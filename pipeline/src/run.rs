@@ -102,12 +102,13 @@ impl PipelineReport {
         );
         for p in &self.curve {
             let r = &p.record;
-            let (fw, fl) = (r.forfeit_wins, r.forfeit_losses);
+            let t = r.tally();
+            let (won, lost) = t.over_the_board();
+            let (fw, fl) = (t.forfeit_wins, t.forfeit_losses);
             md.push_str(&format!(
-                "| gen-{:04} | {:.2} | `{}` | +{} ={} -{} | {fw} / {fl} | {:.3} [{:.3}, {:.3}] | {:+.0} [{:+.0}, {:+.0}] |\n",
-                p.generation, p.cpu_hours, r.b.replace('|', "\\|"), r.wins.saturating_sub(fw), r.draws,
-                r.losses.saturating_sub(fl), r.score, r.score_ci95[0], r.score_ci95[1], r.elo, r.elo_ci95[0],
-                r.elo_ci95[1]
+                "| gen-{:04} | {:.2} | `{}` | +{won} ={} -{lost} | {fw} / {fl} | {:.3} [{:.3}, {:.3}] | {:+.0} [{:+.0}, {:+.0}] |\n",
+                p.generation, p.cpu_hours, r.b.replace('|', "\\|"), t.draws, r.score,
+                r.score_ci95[0], r.score_ci95[1], r.elo, r.elo_ci95[0], r.elo_ci95[1]
             ));
         }
         md

@@ -280,16 +280,17 @@ fn h2h_table(r: &LadderResult, cfg: &super::LadderConfig, out: &mut String) {
     );
     for p in &r.h2h {
         let (t, s) = (&p.tally, p.summary());
+        let (won, lost) = t.over_the_board();
         let _ = writeln!(
             out,
             "| `{}` | `{}` | {} | {} | {} | {} | {} | {} | {:.3} | [{:.3}, {:.3}] | {} | [{}, {}] | {:.0} |",
             p.a,
             p.b,
             t.games(),
-            t.wins - t.forfeit_wins,
+            won,
             t.forfeit_wins,
             t.draws,
-            t.losses - t.forfeit_losses,
+            lost,
             t.forfeit_losses,
             s.score,
             s.score_ci.0,
