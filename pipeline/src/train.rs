@@ -246,7 +246,10 @@ pub fn loss_chart(csvs: &[PathBuf], png: &Path) -> Result<(), PipelineError> {
             }
         }
     }
-    let title = format!("training loss: {}", png.display());
+    // The checkpoint's name, not the folder it was written in (which differs between machines).
+    let name =
+        png.file_stem().map_or_else(|| png.display().to_string(), |n| n.to_string_lossy().into());
+    let title = format!("training loss: {name}");
     shogilab_plot::line_chart(png, Labels { title: &title, x: "step", y: "loss" }, &series)?;
     Ok(())
 }

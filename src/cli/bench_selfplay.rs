@@ -194,8 +194,8 @@ fn measure(
     let (raw_eps, passes) = raw_forward(&net_path, v, enc, device, &games, bsz)?;
     // 3. Training samples/s on the positions just played.
     let train_sps = match a.train_steps {
-        0 => f64::NAN,
-        _ => training_speed(a, v, enc, device, (&net_path, scratch), &mut games, &ev.id())?,
+        0 => None,
+        _ => Some(training_speed(a, v, enc, device, (&net_path, scratch), &mut games, &ev.id())?),
     };
 
     let efficiency = sp_eps / raw_eps;
@@ -210,7 +210,10 @@ fn measure(
     println!("self-play evals/s  {sp_eps:.0} (mean batch {mean_batch:.1}, {batches} batches)");
     println!("raw forward/s      {raw_eps:.0} (batch {bsz}, {passes} passes)");
     println!("efficiency         {efficiency:.3}");
-    println!("training samples/s {train_sps:.0}");
+    match train_sps {
+        Some(sps) => println!("training samples/s {sps:.0}"),
+        None => println!("training samples/s not measured (--train-steps 0)"),
+    }
     if a.json {
         println!(
             "{}",

@@ -7,6 +7,7 @@
 //!   `value_mix` of the search value `q` as `((1 + q) / 2, 0, (1 - q) / 2)`.
 
 use crate::batch::EncodedInput;
+use rayon::prelude::*;
 use shogilab_engine::{Move, MoveList, Position};
 use shogilab_selfplay::dataset::Sample;
 use shogilab_selfplay::encode::Encoder;
@@ -75,37 +76,49 @@ pub fn value_target(result: i8, root_value: f32, value_mix: f32) -> [f32; 3] {
 }
 
 /// Decode samples: positions from SFEN, every legal move with its target probability. Errors
-/// name the sample; positions without a legal move are skipped.
+/// name the sample; positions without a legal move are skipped. Samples are decoded on every
+/// core (rayon) and kept in their order.
 pub fn decode(
     enc: &Encoder,
     samples: &[Sample],
     value_mix: f32,
 ) -> Result<Vec<Example>, DecodeError> {
-    let mut out = Vec::with_capacity(samples.len());
-    let mut legal = MoveList::new();
-    for (i, s) in samples.iter().enumerate() {
-        let pos = Position::from_sfen(&enc.variant, &s.sfen)
-            .map_err(|source| DecodeError::Sfen { index: i, source })?;
-        legal.clear();
-        pos.legal_moves(&mut legal);
-        if legal.is_empty() {
-            continue;
-        }
-        let probs: HashMap<&str, f32> =
-            s.policy_moves.iter().map(String::as_str).zip(s.policy_probs.iter().copied()).collect();
-        let mut target: Vec<f32> = legal
-            .iter()
-            .map(|m| probs.get(pos.move_to_usi(*m).as_str()).copied().unwrap_or(0.0))
-            .collect();
-        let sum: f32 = target.iter().sum();
-        if sum <= 0.0 {
-            return Err(DecodeError::NoLegalPolicyMove { index: i, sfen: s.sfen.clone() });
-        }
-        target.iter_mut().for_each(|p| *p /= sum);
-        let value = value_target(s.result, s.root_value, value_mix);
-        out.push(Example::new(enc, &pos, &legal, s.ply, target, value));
+    let decoded: Result<Vec<Option<Example>>, DecodeError> = samples
+        .par_iter()
+        .enumerate()
+        .map_init(MoveList::new, |legal, (i, s)| decode_one(enc, legal, i, s, value_mix))
+        .collect();
+    Ok(decoded?.into_iter().flatten().collect())
+}
+
+/// One sample as an example (`None` when its position has no legal move).
+fn decode_one(
+    enc: &Encoder,
+    legal: &mut MoveList,
+    index: usize,
+    s: &Sample,
+    value_mix: f32,
+) -> Result<Option<Example>, DecodeError> {
+    let pos = Position::from_sfen(&enc.variant, &s.sfen)
+        .map_err(|source| DecodeError::Sfen { index, source })?;
+    legal.clear();
+    pos.legal_moves(legal);
+    if legal.is_empty() {
+        return Ok(None);
     }
-    Ok(out)
+    let probs: HashMap<&str, f32> =
+        s.policy_moves.iter().map(String::as_str).zip(s.policy_probs.iter().copied()).collect();
+    let mut target: Vec<f32> = legal
+        .iter()
+        .map(|m| probs.get(pos.move_to_usi(*m).as_str()).copied().unwrap_or(0.0))
+        .collect();
+    let sum: f32 = target.iter().sum();
+    if sum <= 0.0 {
+        return Err(DecodeError::NoLegalPolicyMove { index, sfen: s.sfen.clone() });
+    }
+    target.iter_mut().for_each(|p| *p /= sum);
+    let value = value_target(s.result, s.root_value, value_mix);
+    Ok(Some(Example::new(enc, &pos, legal, s.ply, target, value)))
 }
 
 /// FNV-1a of a game id: a hash that stays the same across builds and platforms.
