@@ -29,10 +29,10 @@ say() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$log"; }
 elapsed() { echo $(($(date +%s) - start)); }
 # Runs a command, its output into the log, and says how long it took.
 timed() {
-    local t0=$(date +%s.%N) rc
+    local t0=$(date +%s%N) rc
     "$@" >>"$log" 2>&1
     rc=$?
-    say "rc=$rc in $(echo "$(date +%s.%N) - $t0" | bc) s: $*"
+    say "rc=$rc in $((($(date +%s%N) - t0) / 1000000)) ms: $*"
     return $rc
 }
 
