@@ -243,10 +243,11 @@ fn bad_pipeline_configuration_is_refused_before_anything_is_written() {
     std::fs::write(&file, "games = 4\n[selfplay.search]\nsimulatons = 8\n").unwrap();
     let out = root.join("run");
     let o = out.to_str().unwrap();
-    let cases: [(&[&str], &[&str]); 5] = [
+    let cases: [(&[&str], &[&str]); 6] = [
         (&["--config", file.to_str().unwrap()], &["typo.toml", "selfplay.search.simulatons"]),
         (&["--set", "train.learning_rate=fast"], &["--set", "train.learning_rate", "number"]),
         (&["--set", "selfplay.concurrent=0"], &["selfplay.concurrent"]),
+        (&["--set", "train.sample_fraction=0"], &["train.sample_fraction", "(0, 1]"]),
         (&["--set", "preset=huge"], &["preset"]),
         (&["--config", "no/such/file.toml"], &["no/such/file.toml"]),
     ];

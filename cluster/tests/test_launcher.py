@@ -169,6 +169,35 @@ def test_selfplay_tasks_write_the_one_process_shards(launch, reference, storage)
     assert shards == ref_shards, "shards differ from the one-process run"
 
 
+@pytest.mark.parametrize("storage", ["s3"], indirect=True)
+def test_training_scans_shards_in_the_bucket_and_samples_them(single, reference, storage,
+                                                              tmp_path):
+    """`train --data s3://...` reads the shards where they are stored (no local copy), and
+    `--sample-fraction` reads the same seeded sample there as from a local copy of them."""
+    server, url, env = storage
+    single("selfplay", [*SELFPLAY, "--out", url], env=env)
+    ref_out, _ = reference("selfplay", SELFPLAY)
+    cache = tmp_path / "cache"
+    env = {**env, "SHOGILAB_CACHE": str(cache)}
+    train = ["train", "-v", "shogi", "--preset", "tiny", "--steps", "5", "--batch-size", "16",
+             "--validation-percent", "0", "--seed", "2"]
+
+    def trained(data, fraction, name):
+        run = single(train[0], [*train[1:], "--data", data, "--sample-fraction", fraction,
+                                "--out", str(tmp_path / name / "model.ot")], env=env)
+        found = re.search(r"trained 5 steps on (\d+) positions \((\d+) files\)", run.stdout)
+        assert found, run.stdout
+        return int(found.group(1)), int(found.group(2))
+
+    every = trained(url, "1", "all")
+    half = trained(url, "0.5", "half-s3")
+    assert every[1] == 4 and half[1] == 4
+    assert 0.3 * every[0] < half[0] < 0.7 * every[0], (half, every)
+    assert trained(str(ref_out / "store"), "0.5", "half-local") == half
+    downloaded = [p for p in cache.rglob("*.parquet")] if cache.exists() else []
+    assert downloaded == [], f"shards were copied locally: {downloaded}"
+
+
 def task_process(url, index):
     """The pid of the shogilab process running task `index` into `url`, or None.
 

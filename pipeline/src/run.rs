@@ -238,7 +238,7 @@ fn teacher_stage(
         run_teacher(v, &export)?;
         eprintln!("== teacher: training {}", out.display());
         let job = TrainJob {
-            data: vec![data],
+            data: vec![data.display().to_string()],
             out: out.clone(),
             init: None,
             preset: cfg.preset.clone(),
@@ -321,7 +321,7 @@ fn generation(
         eprintln!("== generation {g}: training {}", next.display());
         let first = (g + 1).saturating_sub(cfg.train.window);
         let job = TrainJob {
-            data: (first..=g).map(|k| at.selfplay(k)).collect(),
+            data: (first..=g).map(|k| at.selfplay(k).display().to_string()).collect(),
             out: next.clone(),
             init: (g > 0 || from_teacher).then(|| at.model(g)),
             preset: cfg.preset.clone(),

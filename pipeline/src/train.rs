@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shogilab_engine::Variant;
 use shogilab_fsio::write_atomic;
 use shogilab_plot::{Labels, Series};
-use shogilab_selfplay::dataset;
+use shogilab_selfplay::dataset::{self, Sampling};
 use shogilab_selfplay::encode::Encoder;
 use shogilab_train::checkpoint::{self, CheckpointMeta};
 use shogilab_train::examples::{decode, split_by_game, Example};
@@ -21,8 +21,8 @@ use tch::nn;
 /// One training job: what `shogilab train` runs, and what the pipeline runs per generation.
 #[derive(Debug, Clone)]
 pub struct TrainJob {
-    /// Folders (or files) of `positions-*.parquet` shards.
-    pub data: Vec<PathBuf>,
+    /// Folders, files or bucket locations (`s3://...`) of `positions-*.parquet` shards.
+    pub data: Vec<String>,
     /// The checkpoint to write (`.ot`).
     pub out: PathBuf,
     /// Continue from this checkpoint instead of a fresh network.
@@ -61,33 +61,57 @@ pub struct Losses {
     pub total: f64,
 }
 
-/// The `positions-*.parquet` files of folders (sorted) and of files given directly.
-pub fn shard_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, PipelineError> {
-    let mut files = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut fs: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(PipelineError::io(p))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    f.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with("positions-") && n.ends_with(".parquet"))
-                })
-                .collect();
-            fs.sort();
-            files.extend(fs);
-        } else if p.exists() {
-            files.push(p.clone());
+/// The `positions-*.parquet` shards of the window: those of each folder (sorted), files given
+/// directly, and the objects of each bucket location (`s3://bucket/run/selfplay/gen-0003`:
+/// listed, not downloaded; training scans them where they are). Objects still being written
+/// (temporary names) are not listed.
+pub fn window_sources(data: &[String]) -> Result<Vec<String>, PipelineError> {
+    let mut sources = Vec::new();
+    for d in data {
+        if d.contains("://") {
+            sources.extend(bucket_shards(d)?);
         } else {
-            let e = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or folder");
-            return Err(PipelineError::io(p)(e));
+            sources.extend(local_shards(Path::new(d))?);
         }
     }
-    if files.is_empty() {
-        return Err(PipelineError::Empty(format!("no positions-*.parquet files under {paths:?}")));
+    if sources.is_empty() {
+        return Err(PipelineError::Empty(format!("no positions-*.parquet files under {data:?}")));
     }
-    Ok(files)
+    Ok(sources)
+}
+
+fn is_shard(name: &str) -> bool {
+    name.starts_with("positions-") && name.ends_with(".parquet")
+}
+
+/// The shards of a folder (sorted), or the file itself.
+fn local_shards(p: &Path) -> Result<Vec<String>, PipelineError> {
+    if p.is_dir() {
+        let mut fs: Vec<String> = std::fs::read_dir(p)
+            .map_err(PipelineError::io(p))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|f| f.file_name().and_then(|n| n.to_str()).is_some_and(is_shard))
+            .map(|f| f.display().to_string())
+            .collect();
+        fs.sort();
+        Ok(fs)
+    } else if p.exists() {
+        Ok(vec![p.display().to_string()])
+    } else {
+        let e = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or folder");
+        Err(PipelineError::io(p)(e))
+    }
+}
+
+/// The shard objects of a location (a `file://` location is a folder).
+fn bucket_shards(url: &str) -> Result<Vec<String>, PipelineError> {
+    let store = shogilab_store::Store::open(url)?;
+    if let Some(dir) = store.local_dir() {
+        return local_shards(dir);
+    }
+    let mut names: Vec<String> = store.list()?.into_iter().filter(|n| is_shard(n)).collect();
+    names.sort();
+    Ok(names.iter().map(|n| store.url_of(n)).collect())
 }
 
 /// The network to train: from `init`, or a fresh one of the preset. Returns the steps it had.
@@ -169,8 +193,10 @@ fn train_steps(t: &mut Trainer, examples: &[Example], job: &TrainJob, steps0: u6
 pub fn run_train(v: &Arc<Variant>, job: &TrainJob) -> Result<TrainSummary, PipelineError> {
     check_job(job)?;
     let enc = Encoder::new(v.clone());
-    let files = shard_files(&job.data)?;
-    let samples = dataset::read_samples(&files, &v.name)?;
+    let files = window_sources(&job.data)?;
+    let sampling = (job.cfg.sample_fraction < 1.0)
+        .then_some(Sampling { fraction: job.cfg.sample_fraction, seed: job.seed });
+    let samples = dataset::read_window(&files, &v.name, sampling)?;
     let (train, held) = split_by_game(samples, job.cfg.validation_percent);
     let mix = job.cfg.value_mix as f32;
     let refuse = |e: shogilab_train::examples::DecodeError| PipelineError::Train {

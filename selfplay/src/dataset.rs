@@ -30,6 +30,7 @@
 //! `would_resign` (`black`, `white` or empty: who would have resigned in a no-resign game).
 
 use crate::worker::{result_label, termination_label, GameRecord};
+use polars::io::cloud::CloudOptions;
 use polars::prelude::*;
 use shogilab_engine::Color;
 use shogilab_store::Store;
@@ -272,17 +273,22 @@ pub struct Sample {
 
 /// Check a positions file's schema (every documented column, with its type).
 pub fn check_schema(path: &Path, schema: &Schema) -> Result<(), DatasetError> {
+    check_schema_of(&path.display().to_string(), schema)
+}
+
+/// [`check_schema`] of a file named by a path or a URL.
+fn check_schema_of(source: &str, schema: &Schema) -> Result<(), DatasetError> {
     for (name, dt) in position_columns() {
         match schema.get(name) {
             None => {
                 return Err(DatasetError::Invalid {
-                    path: path.display().to_string(),
+                    path: source.to_string(),
                     msg: format!("not a shogilab positions file: column {name:?} is missing"),
                 })
             }
             Some(t) if *t != dt => {
                 return Err(DatasetError::Invalid {
-                    path: path.display().to_string(),
+                    path: source.to_string(),
                     msg: format!("column {name:?} has type {t}, expected {dt}"),
                 })
             }
@@ -300,73 +306,133 @@ pub fn count_rows(path: &Path) -> Result<usize, DatasetError> {
     ParquetReader::new(f).num_rows().map_err(|e| DatasetError::Polars { path: ps, source: e })
 }
 
+/// Which rows of a window to read: each row with probability `fraction`, decided by a hash of
+/// its place in its file and the seed (the same rows for the same files and seed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampling {
+    /// Share of the rows kept, in (0, 1].
+    pub fraction: f64,
+    pub seed: u64,
+}
+
+impl Sampling {
+    /// The filter on the scan's row index `row` that keeps about `fraction` of the rows
+    /// (Fibonacci hashing of the index, offset by the seed, compared on 32 bits).
+    fn filter(&self) -> Expr {
+        let threshold = (self.fraction.clamp(0.0, 1.0) * 4_294_967_296.0) as u64;
+        let mixed = col_expr(SAMPLE_ROW).cast(DataType::UInt64) * lit(2_654_435_769u64)
+            + lit(self.seed.wrapping_mul(0x9E37_79B9) & 0xFFFF_FFFF);
+        (mixed % lit(4_294_967_296u64)).lt(lit(threshold))
+    }
+}
+
+/// The scan's row index column when sampling.
+const SAMPLE_ROW: &str = "__shogilab_row";
+
 /// Read the training columns of positions files (lazy scan, only the needed columns), checking
 /// each file's schema and variant first.
 pub fn read_samples(files: &[PathBuf], variant: &str) -> Result<Vec<Sample>, DatasetError> {
+    let sources: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    read_window(&sources, variant, None)
+}
+
+/// Read the training columns of positions files given as local paths or object URLs
+/// (`s3://bucket/run/selfplay/gen-0003/positions-00000.parquet`, scanned where they are stored,
+/// settings from the AWS environment), optionally only a sample of their rows: the scan
+/// filters the rows before they are collected, so memory holds the sample, not the window.
+pub fn read_window(
+    sources: &[String],
+    variant: &str,
+    sampling: Option<Sampling>,
+) -> Result<Vec<Sample>, DatasetError> {
     let mut out = Vec::new();
-    for path in files {
-        let ps = path.display().to_string();
-        let perr = |e: PolarsError| DatasetError::Polars { path: ps.clone(), source: e };
-        let mut lf = LazyFrame::scan_parquet(PlRefPath::new(&ps), ScanArgsParquet::default())
-            .map_err(perr)?;
-        let schema = lf.collect_schema().map_err(perr)?;
-        check_schema(path, &schema)?;
-        let df = lf
-            .select([
-                col_expr("variant"),
-                col_expr("game_id"),
-                col_expr("sfen"),
-                col_expr("ply"),
-                col_expr("policy_moves"),
-                col_expr("policy_probs"),
-                col_expr("root_value"),
-                col_expr("result"),
-            ])
-            .collect()
-            .map_err(perr)?;
-        let variants = df.column("variant").and_then(|c| c.str().cloned()).map_err(perr)?;
-        if let Some(other) = variants.iter().flatten().find(|v| *v != variant) {
-            return Err(DatasetError::Invalid {
-                path: ps.clone(),
-                msg: format!("holds {other:?} games, expected {variant:?}"),
-            });
-        }
-        let gid = df.column("game_id").and_then(|c| c.str().cloned()).map_err(perr)?;
-        let sfen = df.column("sfen").and_then(|c| c.str().cloned()).map_err(perr)?;
-        let ply = df.column("ply").and_then(|c| c.u32().cloned()).map_err(perr)?;
-        let pm = df.column("policy_moves").and_then(|c| c.list().cloned()).map_err(perr)?;
-        let pp = df.column("policy_probs").and_then(|c| c.list().cloned()).map_err(perr)?;
-        let res = df.column("result").and_then(|c| c.i8().cloned()).map_err(perr)?;
-        let rv = df.column("root_value").and_then(|c| c.f32().cloned()).map_err(perr)?;
-        for i in 0..df.height() {
-            let bad = |what: &str| DatasetError::Invalid {
-                path: ps.clone(),
-                msg: format!("row {i}: {what} is null"),
-            };
-            let moves_s = pm.get_as_series(i).ok_or_else(|| bad("policy_moves"))?;
-            let probs_s = pp.get_as_series(i).ok_or_else(|| bad("policy_probs"))?;
-            let moves: Vec<String> =
-                moves_s.str().map_err(perr)?.iter().map(|s| s.unwrap_or("").to_string()).collect();
-            let probs: Vec<f32> =
-                probs_s.f32().map_err(perr)?.iter().map(|p| p.unwrap_or(0.0)).collect();
-            if moves.len() != probs.len() {
-                return Err(DatasetError::Invalid {
-                    path: ps.clone(),
-                    msg: format!("row {i}: policy_moves and policy_probs differ in length"),
-                });
-            }
-            out.push(Sample {
-                game_id: gid.get(i).ok_or_else(|| bad("game_id"))?.to_string(),
-                sfen: sfen.get(i).ok_or_else(|| bad("sfen"))?.to_string(),
-                ply: ply.get(i).unwrap_or(0),
-                policy_moves: moves,
-                policy_probs: probs,
-                root_value: rv.get(i).ok_or_else(|| bad("root_value"))?,
-                result: res.get(i).ok_or_else(|| bad("result"))?,
-            });
-        }
+    for source in sources {
+        let df = scan_source(source, sampling)?;
+        samples_of(source, &df, variant, &mut out)?;
     }
     Ok(out)
+}
+
+/// The training columns of one file (its schema checked), sampled when asked.
+fn scan_source(source: &str, sampling: Option<Sampling>) -> Result<DataFrame, DatasetError> {
+    let perr = |e: PolarsError| DatasetError::Polars { path: source.to_string(), source: e };
+    let mut args = ScanArgsParquet::default();
+    if source.contains("://") {
+        args.cloud_options = Some(CloudOptions::default().with_aws(shogilab_store::s3_settings()));
+    }
+    if sampling.is_some() {
+        args.row_index = Some(RowIndex { name: SAMPLE_ROW.into(), offset: 0 });
+    }
+    let mut lf = LazyFrame::scan_parquet(PlRefPath::new(source), args).map_err(perr)?;
+    let schema = lf.collect_schema().map_err(perr)?;
+    check_schema_of(source, &schema)?;
+    if let Some(s) = sampling {
+        lf = lf.filter(s.filter());
+    }
+    let columns = [
+        "variant",
+        "game_id",
+        "sfen",
+        "ply",
+        "policy_moves",
+        "policy_probs",
+        "root_value",
+        "result",
+    ];
+    lf.select(columns.map(col_expr)).collect().map_err(perr)
+}
+
+/// Append the rows of one file's training columns as samples, refusing another variant's.
+fn samples_of(
+    source: &str,
+    df: &DataFrame,
+    variant: &str,
+    out: &mut Vec<Sample>,
+) -> Result<(), DatasetError> {
+    let ps = source.to_string();
+    let perr = |e: PolarsError| DatasetError::Polars { path: ps.clone(), source: e };
+    let variants = df.column("variant").and_then(|c| c.str().cloned()).map_err(perr)?;
+    if let Some(other) = variants.iter().flatten().find(|v| *v != variant) {
+        return Err(DatasetError::Invalid {
+            path: ps.clone(),
+            msg: format!("holds {other:?} games, expected {variant:?}"),
+        });
+    }
+    let gid = df.column("game_id").and_then(|c| c.str().cloned()).map_err(perr)?;
+    let sfen = df.column("sfen").and_then(|c| c.str().cloned()).map_err(perr)?;
+    let ply = df.column("ply").and_then(|c| c.u32().cloned()).map_err(perr)?;
+    let pm = df.column("policy_moves").and_then(|c| c.list().cloned()).map_err(perr)?;
+    let pp = df.column("policy_probs").and_then(|c| c.list().cloned()).map_err(perr)?;
+    let res = df.column("result").and_then(|c| c.i8().cloned()).map_err(perr)?;
+    let rv = df.column("root_value").and_then(|c| c.f32().cloned()).map_err(perr)?;
+    for i in 0..df.height() {
+        let bad = |what: &str| DatasetError::Invalid {
+            path: ps.clone(),
+            msg: format!("row {i}: {what} is null"),
+        };
+        let moves_s = pm.get_as_series(i).ok_or_else(|| bad("policy_moves"))?;
+        let probs_s = pp.get_as_series(i).ok_or_else(|| bad("policy_probs"))?;
+        let moves: Vec<String> =
+            moves_s.str().map_err(perr)?.iter().map(|s| s.unwrap_or("").to_string()).collect();
+        let probs: Vec<f32> =
+            probs_s.f32().map_err(perr)?.iter().map(|p| p.unwrap_or(0.0)).collect();
+        if moves.len() != probs.len() {
+            return Err(DatasetError::Invalid {
+                path: ps.clone(),
+                msg: format!("row {i}: policy_moves and policy_probs differ in length"),
+            });
+        }
+        out.push(Sample {
+            game_id: gid.get(i).ok_or_else(|| bad("game_id"))?.to_string(),
+            sfen: sfen.get(i).ok_or_else(|| bad("sfen"))?.to_string(),
+            ply: ply.get(i).unwrap_or(0),
+            policy_moves: moves,
+            policy_probs: probs,
+            root_value: rv.get(i).ok_or_else(|| bad("root_value"))?,
+            result: res.get(i).ok_or_else(|| bad("result"))?,
+        });
+    }
+    Ok(())
 }
 
 fn col_expr(name: &str) -> Expr {

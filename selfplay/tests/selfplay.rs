@@ -85,6 +85,33 @@ fn parquet_shards_read_back_with_the_documented_columns() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+#[test]
+fn a_sampled_window_is_a_seeded_share_of_its_rows() {
+    use shogilab_selfplay::dataset::{self, Sampling};
+    let v = Variant::builtin("shogi").unwrap();
+    let games = uniform_games(&v, &config(4, 60, 4), 9, 8);
+    let dir = std::env::temp_dir().join(format!("shogilab-sample-{}", std::process::id()));
+    let (pp, _) = dataset::write_shard(&dir, 0, &games, "shogi", 0, "uniform", 4).unwrap();
+    let sources = [pp.display().to_string()];
+    let key = |s: &dataset::Sample| (s.game_id.clone(), s.ply);
+    let read = |sampling| {
+        let rows = dataset::read_window(&sources, "shogi", sampling).unwrap();
+        rows.iter().map(key).collect::<Vec<_>>()
+    };
+    let all = read(None);
+    assert_eq!(all.len(), games.iter().map(|g| g.positions.len()).sum::<usize>());
+    assert_eq!(read(Some(Sampling { fraction: 1.0, seed: 5 })), all, "fraction 1 keeps every row");
+    let half = read(Some(Sampling { fraction: 0.5, seed: 5 }));
+    let share = half.len() as f64 / all.len() as f64;
+    assert!((0.4..0.6).contains(&share), "kept {} of {}", half.len(), all.len());
+    assert!(half.iter().all(|k| all.contains(k)), "a sample holds rows of the window only");
+    assert_eq!(read(Some(Sampling { fraction: 0.5, seed: 5 })), half, "same seed, same rows");
+    assert_ne!(read(Some(Sampling { fraction: 0.5, seed: 6 })), half, "another seed, other rows");
+    let tenth = read(Some(Sampling { fraction: 0.1, seed: 5 })).len() as f64 / all.len() as f64;
+    assert!((0.05..0.15).contains(&tenth), "fraction 0.1 kept {tenth}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Run a deterministic search to the end with `ev`.
 fn search_best(pos: &Position, ev: &dyn Evaluator, history: &[u64]) -> SearchResult {
     let mut s = Search::new(

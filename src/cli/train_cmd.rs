@@ -15,9 +15,9 @@ use std::path::PathBuf;
 pub struct TrainArgs {
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// Folders (or files) of positions-*.parquet shards; a bucket location
-    /// (s3://bucket/run/selfplay/gen-0003) is mirrored into the local cache first, each shard
-    /// downloaded once.
+    /// Folders (or files) of positions-*.parquet shards, or bucket locations
+    /// (s3://bucket/run/selfplay/gen-0003) whose shards are scanned where they are stored (no
+    /// local copy).
     #[arg(long, required = true, num_args = 1..)]
     pub data: Vec<String>,
     /// Checkpoint to write (.ot; a .json sidecar and a .csv of metrics go beside it).
@@ -57,6 +57,10 @@ pub struct TrainArgs {
     /// Percent of games held out to measure the losses and the policy accuracy on.
     #[arg(long, default_value_t = 5.0)]
     pub validation_percent: f64,
+    /// Share of the positions read from the shards, in (0, 1]: a sample of rows drawn with
+    /// --seed, filtered while scanning so that memory holds only the sample.
+    #[arg(long, default_value_t = 1.0)]
+    pub sample_fraction: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -71,22 +75,20 @@ pub fn run(a: TrainArgs) -> Result<()> {
         schedule_steps: a.schedule_steps,
         value_mix: a.value_mix,
         validation_percent: a.validation_percent,
+        sample_fraction: a.sample_fraction,
         ..Default::default()
     };
     let publish = a.publish.as_deref().map(Store::open).transpose()?;
-    let mut data = Vec::new();
-    for d in &a.data {
-        if d.contains("://") {
-            let (dir, fetched) = cache::mirror(d, "positions-", ".parquet")?;
-            eprintln!("{d}: {fetched} shards downloaded into {}", dir.display());
-            data.push(dir);
-        } else {
-            data.push(PathBuf::from(d));
-        }
-    }
     let init = a.init.as_deref().map(|u| cache::fetch(u, "json")).transpose()?;
-    let job =
-        TrainJob { data, out: a.out, init, preset: a.preset, steps: a.steps, seed: a.seed, cfg };
+    let job = TrainJob {
+        data: a.data,
+        out: a.out,
+        init,
+        preset: a.preset,
+        steps: a.steps,
+        seed: a.seed,
+        cfg,
+    };
     let s = run_train(&v, &job)?;
     println!(
         "trained {} steps on {} positions ({} files) on {}: {} (loss {:.3}, {:.0} samples/s)",

@@ -57,30 +57,6 @@ pub fn publish(file: &Path, sidecar_ext: &str, to: &Store) -> Result<String, Sto
     Ok(to.url_of(&name))
 }
 
-/// A local folder holding the objects of location `url` whose names start with `prefix` and
-/// end with `suffix` (a folder location: itself). Objects of a bucket are downloaded into
-/// `$SHOGILAB_CACHE/objects/mirrors/<hash of the URL>/`, each once: the objects this serves
-/// (self-play shards) are immutable once written. Returns the folder and how many objects were
-/// downloaded now.
-pub fn mirror(url: &str, prefix: &str, suffix: &str) -> Result<(PathBuf, usize), StoreError> {
-    let store = Store::open(url)?;
-    if let Some(dir) = store.local_dir() {
-        return Ok((dir.to_path_buf(), 0));
-    }
-    let dir = cache_dir().join("mirrors").join(&sha256_hex(store.url().as_bytes())[..32]);
-    let mut fetched = 0;
-    for name in store.list()? {
-        if !(name.starts_with(prefix) && name.ends_with(suffix)) || dir.join(&name).is_file() {
-            continue;
-        }
-        if let Some(bytes) = store.get(&name)? {
-            shogilab_fsio::write_atomic(&dir.join(&name), &bytes)?;
-            fetched += 1;
-        }
-    }
-    Ok((dir, fetched))
-}
-
 /// A local path for `url` with its sidecar beside it (see the module documentation); a plain
 /// path is returned as it is.
 pub fn fetch(url: &str, sidecar_ext: &str) -> Result<PathBuf, StoreError> {

@@ -17,6 +17,7 @@
 pub mod cache;
 pub mod task;
 
+pub use object_store::aws::AmazonS3ConfigKey;
 pub use task::{Task, TaskError};
 
 use futures_util::TryStreamExt;
@@ -264,6 +265,24 @@ fn endpoint_from_env() -> Option<String> {
     ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT"]
         .iter()
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+}
+
+/// The S3 settings that differ from what another reader (polars' scans) takes from the same
+/// environment: the endpoint under any of the names this module reads, path-style requests,
+/// and plain HTTP when the endpoint is `http://`.
+pub fn s3_settings() -> Vec<(AmazonS3ConfigKey, String)> {
+    let mut settings = vec![(AmazonS3ConfigKey::VirtualHostedStyleRequest, "false".to_string())];
+    if let Some(endpoint) = endpoint_from_env() {
+        let http = endpoint.starts_with("http://");
+        settings.push((AmazonS3ConfigKey::Endpoint, endpoint));
+        if http {
+            settings.push((
+                AmazonS3ConfigKey::Client(object_store::ClientConfigKey::AllowHttp),
+                "true".into(),
+            ));
+        }
+    }
+    settings
 }
 
 /// `s3://bucket/prefix`: the client from the environment, checked with one listing.

@@ -39,6 +39,9 @@ pub struct TrainConfig {
     /// Network step where the cosine reaches its floor (one curve over several chunks); 0: each
     /// training job warms up and decays on its own.
     pub schedule_steps: u64,
+    /// Share of the window's positions read (a seeded sample of rows, filtered by the scan so
+    /// that memory holds only the sample); 1 reads them all.
+    pub sample_fraction: f64,
 }
 
 impl Default for TrainConfig {
@@ -56,6 +59,7 @@ impl Default for TrainConfig {
             warmup_steps: 0,
             min_lr_ratio: 0.1,
             schedule_steps: 0,
+            sample_fraction: 1.0,
         }
     }
 }
@@ -89,6 +93,9 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&self.min_lr_ratio) {
             return bad("min_lr_ratio", &self.min_lr_ratio, "must be in [0, 1]");
+        }
+        if !(self.sample_fraction > 0.0 && self.sample_fraction <= 1.0) {
+            return bad("sample_fraction", &self.sample_fraction, "must be in (0, 1]");
         }
         Ok(())
     }
