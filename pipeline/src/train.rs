@@ -80,17 +80,15 @@ pub fn window_sources(data: &[String]) -> Result<Vec<String>, PipelineError> {
     Ok(sources)
 }
 
-fn is_shard(name: &str) -> bool {
-    name.starts_with("positions-") && name.ends_with(".parquet")
-}
-
 /// The shards of a folder (sorted), or the file itself.
 fn local_shards(p: &Path) -> Result<Vec<String>, PipelineError> {
     if p.is_dir() {
         let mut fs: Vec<String> = std::fs::read_dir(p)
             .map_err(PipelineError::io(p))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|f| f.file_name().and_then(|n| n.to_str()).is_some_and(is_shard))
+            .filter(|f| {
+                f.file_name().and_then(|n| n.to_str()).is_some_and(dataset::is_positions_file)
+            })
             .map(|f| f.display().to_string())
             .collect();
         fs.sort();
@@ -109,7 +107,8 @@ fn bucket_shards(url: &str) -> Result<Vec<String>, PipelineError> {
     if let Some(dir) = store.local_dir() {
         return local_shards(dir);
     }
-    let mut names: Vec<String> = store.list()?.into_iter().filter(|n| is_shard(n)).collect();
+    let mut names: Vec<String> =
+        store.list()?.into_iter().filter(|n| dataset::is_positions_file(n)).collect();
     names.sort();
     Ok(names.iter().map(|n| store.url_of(n)).collect())
 }

@@ -225,6 +225,12 @@ pub fn shard_names(shard: u32) -> (String, String) {
     (format!("positions-{shard:05}.parquet"), format!("games-{shard:05}.parquet"))
 }
 
+/// Whether a file or object name is a positions table (`positions-*.parquet`; temporary names
+/// of objects still being written never are).
+pub fn is_positions_file(name: &str) -> bool {
+    name.starts_with("positions-") && name.ends_with(".parquet")
+}
+
 /// Write one shard of games into a location (a folder or a bucket prefix), each table as one
 /// whole object: the games first, so that a shard counts as complete when its positions
 /// object exists. `(generation, model_id, simulations)` are recorded in every row.

@@ -10,7 +10,7 @@
 use super::stats::{ratio_bootstrap, Design};
 use super::{estimates_from, positions_fit_notes, width_curve, Kinds, MethodResult};
 use shogilab_engine::{Color, EngineError, Position, Variant};
-use shogilab_selfplay::dataset::{read_samples, DatasetError};
+use shogilab_selfplay::dataset::{is_positions_file, read_samples, DatasetError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -54,11 +54,7 @@ pub fn dataset_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TexelError> {
         for p in entries {
             if p.is_dir() {
                 walk(&p, out)?;
-            } else if p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("positions-") && n.ends_with(".parquet"))
-            {
+            } else if p.file_name().and_then(|n| n.to_str()).is_some_and(is_positions_file) {
                 out.push(p);
             }
         }
