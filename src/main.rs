@@ -1,11 +1,11 @@
 //! `shogilab`: the front end. The engine-only commands (`perft`, `replay`, `playout`, `sfen`,
-//! `check-variant`, and `usi`/`xboard` serving an engine agent) run here, in a binary that does
-//! not link libtorch, so they start in milliseconds. Everything else (help and version
-//! included) is handed, with the same arguments, to `shogilab-full` beside this binary, which
-//! has every command.
+//! `check-variant`, `usi`/`xboard` serving an engine agent, and `values` unless it probes a
+//! network) run here, in a binary that does not link libtorch, so they start in milliseconds.
+//! Everything else (help and version included) is handed, with the same arguments, to
+//! `shogilab-full` beside this binary, which has every command.
 
 use clap::Parser;
-use shogilab_cli::engine_cmds::EngineCommand;
+use shogilab_cli::engine_cmds::{EngineCommand, NoNetworks};
 use std::os::unix::process::CommandExt;
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ struct Front {
 fn main() {
     match Front::try_parse() {
         Ok(front) if !front.cmd.needs_network() => {
-            if let Err(e) = front.cmd.run(Arc::new(|_| None)) {
+            if let Err(e) = front.cmd.run(Arc::new(NoNetworks)) {
                 eprintln!("error: {}", shogilab_cli::error_line(&e));
                 std::process::exit(1);
             }

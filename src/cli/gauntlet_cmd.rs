@@ -6,10 +6,10 @@
 //! then merges the parts into the table and files of the whole gauntlet.
 
 use super::matchcmd::{make_agent, match_json, print_game, PlayArgs};
-use super::task_args::{ResultArgs, TaskLine};
 use super::VariantArgs;
 use anyhow::{bail, Result};
 use clap::Args;
+use shogilab_cli::engine_cmds::task_args::{ResultArgs, TaskLine};
 use shogilab_engine::Variant;
 use shogilab_eval::agent::{check_limits, Agent, LimitSource, Limits};
 use shogilab_eval::gauntlet::{plan, table_markdown};

@@ -7,10 +7,10 @@
 //! people (`games.log`) and the result as JSON and Markdown (`shogilab_eval::record`), each
 //! file atomically.
 
-use super::task_args::{ResultArgs, TaskLine};
 use super::VariantArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use shogilab_cli::engine_cmds::task_args::{ResultArgs, TaskLine};
 use shogilab_eval::agent::{check_limits, Agent, LimitSource, Limits};
 use shogilab_eval::match_tasks;
 use shogilab_eval::r#match::{GameRecord, MatchConfig, MatchResult};

@@ -1,6 +1,7 @@
 //! Subcommand definitions and dispatch of `shogilab-full`: the engine-only commands of
-//! `shogilab_cli::engine_cmds`, flattened, and the commands that need more (networks, matches,
-//! pipelines, piece values, ladders), one module each.
+//! `shogilab_cli::engine_cmds`, flattened (with the networks they may name, [`networks`]), and
+//! the commands that need more (networks, matches, pipelines, trends of piece values, ladders),
+//! one module each.
 
 mod bench;
 mod bench_selfplay;
@@ -8,18 +9,16 @@ mod config;
 mod gauntlet_cmd;
 mod ladder;
 mod matchcmd;
+mod networks;
 mod pipeline;
 mod selfplay_cmd;
-mod task_args;
 mod teacher_cmd;
 mod train_cmd;
-mod values_cmd;
 mod values_trend_cmd;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 pub use shogilab_cli::engine_cmds::{EngineCommand, VariantArgs};
-use shogilab_pipeline::checkpoint_for_spec;
 use std::sync::Arc;
 
 #[derive(Parser)]
@@ -49,8 +48,6 @@ pub enum Command {
     Match(matchcmd::MatchArgs),
     /// Round robin (or --gauntlet) among several agents with one maximum-likelihood Elo table.
     Gauntlet(gauntlet_cmd::GauntletArgs),
-    /// Piece values with 95% intervals: imbalance matches, dataset regression, network probing.
-    Values(values_cmd::ValuesArgs),
     /// Piece values against the strength of the engines that measured them (chart, table).
     ValuesTrend(values_trend_cmd::TrendArgs),
     /// Strength ladder from a TOML config: round robin, Elo table, head-to-head, report.
@@ -59,7 +56,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Command::Engine(c) => c.run(Arc::new(checkpoint_for_spec)),
+        Command::Engine(c) => c.run(Arc::new(networks::TorchNetworks)),
         Command::Bench(a) => bench::run(a),
         Command::BenchSelfplay(a) => bench_selfplay::run(a),
         Command::Selfplay(a) => selfplay_cmd::run(a),
@@ -68,7 +65,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Pipeline(a) => pipeline::run(a),
         Command::Match(a) => matchcmd::run_match_cmd(a),
         Command::Gauntlet(a) => gauntlet_cmd::run(a),
-        Command::Values(a) => values_cmd::run(a),
         Command::ValuesTrend(a) => values_trend_cmd::run(a),
         Command::Ladder(a) => ladder::run(a),
     }

@@ -4,10 +4,10 @@
 //! are refused, naming the setting. `--task-index I --task-count N` plays only task I's shards
 //! and prints one JSON line for a scheduler.
 
-use super::task_args::{TaskArgs, TaskLine};
 use super::VariantArgs;
 use anyhow::Result;
 use clap::Args;
+use shogilab_cli::engine_cmds::task_args::{TaskArgs, TaskLine};
 use shogilab_pipeline::{run_selfplay, SelfplayJob};
 use shogilab_selfplay::SelfplayConfig;
 use shogilab_store::Store;

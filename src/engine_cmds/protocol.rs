@@ -2,13 +2,12 @@
 //! to a GUI or tournament manager over stdin/stdout. The servers themselves are
 //! `shogilab_eval::server`; this module builds the agent and connects the standard streams.
 
-use super::VariantArgs;
+use super::{Networks, VariantArgs};
 use anyhow::Result;
 use clap::Args;
 use shogilab_engine::Variant;
 use shogilab_eval::server::{serve, AgentFactory, UsiServer, XBoardServer};
-use shogilab_eval::{parse_agent_spec, ExtraError, ExtraEvaluators};
-use shogilab_selfplay::Evaluator;
+use shogilab_eval::{parse_agent_spec, ExtraEvaluators};
 use std::cell::Cell;
 use std::sync::Arc;
 
@@ -37,15 +36,11 @@ pub struct XBoardArgs {
     pub seed: u64,
 }
 
-/// The agent of `spec`, built again for each variant the GUI selects; `checkpoints` supplies
+/// The agent of `spec`, built again for each variant the GUI selects; `networks` supplies
 /// the evaluators that are networks.
-fn factory(spec: String, seed: u64, checkpoints: Checkpoints) -> AgentFactory {
-    Box::new(move |v| parse_agent_spec(&spec, v, seed, &*checkpoints))
+fn factory(spec: String, seed: u64, networks: Arc<dyn Networks>) -> AgentFactory {
+    Box::new(move |v| parse_agent_spec(&spec, v, seed, &|name| networks.for_spec(name)))
 }
-
-/// Loads the evaluators that `mcts:` specs name beyond `uniform` and `material` (networks).
-pub type Checkpoints = Arc<dyn Fn(&str) -> ExtraEvaluatorResult + Send + Sync>;
-type ExtraEvaluatorResult = Option<Result<Arc<dyn Evaluator>, ExtraError>>;
 
 /// Whether building the agent of `spec` asks for an evaluator beyond the built-in ones (a
 /// network), i.e. whether serving it needs libtorch. A spec that does not parse asks for none
@@ -76,14 +71,14 @@ impl XBoardArgs {
     }
 }
 
-pub fn run_usi(a: UsiArgs, checkpoints: Checkpoints) -> Result<()> {
+pub fn run_usi(a: UsiArgs, networks: Arc<dyn Networks>) -> Result<()> {
     let v = a.variant.load()?;
-    let mut s = UsiServer::new(v, a.agent.clone(), factory(a.agent, a.seed, checkpoints))?;
+    let mut s = UsiServer::new(v, a.agent.clone(), factory(a.agent, a.seed, networks))?;
     Ok(serve(&mut s, std::io::stdin().lock(), std::io::stdout().lock())?)
 }
 
-pub fn run_xboard(a: XBoardArgs, checkpoints: Checkpoints) -> Result<()> {
+pub fn run_xboard(a: XBoardArgs, networks: Arc<dyn Networks>) -> Result<()> {
     let v = Variant::load(&a.variant, &[])?;
-    let mut s = XBoardServer::new(v, a.agent.clone(), factory(a.agent, a.seed, checkpoints))?;
+    let mut s = XBoardServer::new(v, a.agent.clone(), factory(a.agent, a.seed, networks))?;
     Ok(serve(&mut s, std::io::stdin().lock(), std::io::stdout().lock())?)
 }

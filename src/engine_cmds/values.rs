@@ -8,7 +8,7 @@
 //! is checked before any game is played or any file written.
 
 use super::task_args::{TaskArgs, TaskLine};
-use super::VariantArgs;
+use super::{Networks, VariantArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -178,7 +178,7 @@ fn load_reference(a: &ValuesArgs, v: &Arc<Variant>, kinds: &Kinds) -> Result<Opt
 }
 
 /// The evaluator of `--probe`, with the report's words for it.
-fn load_probe(spec: &str, v: &Arc<Variant>) -> Result<ProbeInput> {
+fn load_probe(spec: &str, v: &Arc<Variant>, networks: &dyn Networks) -> Result<ProbeInput> {
     let input =
         |evaluator: Arc<dyn Evaluator>, description: String| ProbeInput { evaluator, description };
     match spec {
@@ -190,17 +190,10 @@ fn load_probe(spec: &str, v: &Arc<Variant>) -> Result<ProbeInput> {
             Ok(input(Arc::new(Uniform), "the `uniform` evaluator (constant value)".into()))
         }
         p if p.ends_with(".ot") => {
-            let path = Path::new(p);
-            if !path.is_file() {
+            if !Path::new(p).is_file() {
                 bail!("--probe {p}: no such checkpoint");
             }
-            let meta = shogilab_train::checkpoint::read_meta(path)
-                .map_err(|e| anyhow::anyhow!("--probe {p}: {e}"))?;
-            if meta.variant != v.name {
-                bail!("--probe {p}: checkpoint is for {:?}, not {:?}", meta.variant, v.name);
-            }
-            let ev =
-                shogilab_pipeline::make_evaluator(p, v).with_context(|| format!("--probe {p}"))?;
+            let ev = networks.load(p, v).with_context(|| format!("--probe {p}"))?;
             Ok(input(
                 ev,
                 format!(
@@ -271,7 +264,7 @@ fn study_config(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyConfig> {
 }
 
 /// Every input, read before any game is played: reference, datasets, evaluator.
-fn study_inputs(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyInputs> {
+fn study_inputs(a: &ValuesArgs, v: &Arc<Variant>, networks: &dyn Networks) -> Result<StudyInputs> {
     let reference = load_reference(a, v, &Kinds::new(v))?;
     let datasets = if a.datasets.is_empty() {
         None
@@ -280,7 +273,7 @@ fn study_inputs(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyInputs> {
         eprintln!("reading {} dataset files", files.len());
         Some(Datasets { data: texel::load(&files, v, &Kinds::new(v))?, files })
     };
-    let probe = a.probe.as_deref().map(|p| load_probe(p, v)).transpose()?;
+    let probe = a.probe.as_deref().map(|p| load_probe(p, v, networks)).transpose()?;
     Ok(StudyInputs { reference, datasets, probe })
 }
 
@@ -403,13 +396,20 @@ fn convert(path: &Path) -> Result<()> {
     Ok(())
 }
 
-pub fn run(a: ValuesArgs) -> Result<()> {
+impl ValuesArgs {
+    /// Whether the command probes a network (a checkpoint), and so needs libtorch.
+    pub fn needs_network(&self) -> bool {
+        self.probe.as_deref().is_some_and(|p| p.ends_with(".ot"))
+    }
+}
+
+pub fn run(a: ValuesArgs, networks: &dyn Networks) -> Result<()> {
     if let Some(path) = &a.convert_log {
         return convert(path);
     }
     let v = a.variant.load()?;
     let cfg = study_config(&a, &v)?;
-    let inputs = study_inputs(&a, &v)?;
+    let inputs = study_inputs(&a, &v, networks)?;
     let mut study = Study::open(cfg, inputs).map_err(|e| match e {
         StudyError::Imbalance(e @ ImbalanceError::SharedRootBudget { .. }) => {
             anyhow!("--depth {}: {e}: add --budget-per-root-move", a.depth)
