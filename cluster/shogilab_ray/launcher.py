@@ -273,6 +273,7 @@ def summary(command, count, progress, total_seconds):
         "start_overhead_s": round(sum(waits) / len(waits), 3) if waits else None,
         "first_start_s": round(min(waits), 3) if waits else None,
         "hosts": sorted({r["host"] for r in results}),
+        "nodes": len({r["node"] for r in results}),
     }
 
 

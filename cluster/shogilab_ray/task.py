@@ -103,12 +103,20 @@ def _confirm(sent):
     ray.get(sent)
 
 
+def _node_id():
+    """The Ray node this task runs on (several may share a host)."""
+    import ray
+
+    return ray.get_runtime_context().get_node_id()
+
+
 def run_process(cmd, index, count, cpus, tracker, parse, expected):
     """Run one attempt of task `index` of `count`: `cmd` with OMP_NUM_THREADS=`cpus`.
 
     `parse(stdout)` turns the output of a successful run into the task's result (a dict), or
     returns None when the output lacks it (`expected` names what is missing, in words). Returns
-    that dict plus `started`, `host` and (when the binary gave none) `seconds`. Raises TaskFailed
+    that dict plus `started`, `host`, `node` (the Ray node) and (when the binary gave none)
+    `seconds`. Raises TaskFailed
     (with the tail of the task's stderr) when the subprocess fails; the launcher submits tasks
     with `retry_exceptions=True`, so Ray then runs them again elsewhere. `tracker` (a Tracker
     actor, optional) is told when the subprocess starts and why it failed.
@@ -136,6 +144,7 @@ def run_process(cmd, index, count, cpus, tracker, parse, expected):
     summary.setdefault("seconds", round(time.time() - started, 3))
     summary["started"] = started
     summary["host"] = os.uname().nodename
+    summary["node"] = _node_id()
     return summary
 
 

@@ -202,8 +202,10 @@ def base_env(extra=None):
     return env
 
 
-def launcher_command(binary, command, args, tasks=4, cpus=2, max_retries=3):
-    return [sys.executable, "-m", "shogilab_ray", "--num-cpus", str(cpus), "--binary", binary,
+def launcher_command(binary, command, args, tasks=4, cpus=2, max_retries=3, address=None):
+    """The launcher's command: a local cluster of `cpus` CPUs, or the cluster at `address`."""
+    where = ["--address", address] if address else ["--num-cpus", str(cpus)]
+    return [sys.executable, "-m", "shogilab_ray", *where, "--binary", binary,
             "--tasks", str(tasks), "--max-retries", str(max_retries), command, "--", *args]
 
 
@@ -218,6 +220,22 @@ def launch(binary):
         return Run(proc.returncode, proc.stdout, proc.stderr)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def two_nodes():
+    """The address of a running Ray cluster of two nodes (1 CPU each) on 127.0.0.1, started as
+    `ray start --head` and `ray start --address` would start them (Ray's own test harness)."""
+    os.environ.update(RAY_ENV)  # the nodes are this process's children
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        yield cluster.address
+    finally:
+        cluster.shutdown()
 
 
 @pytest.fixture(scope="session")

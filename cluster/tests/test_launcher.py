@@ -3,8 +3,8 @@
 Each job runs as 2 or 4 Ray tasks on a local 2-CPU Ray cluster, into a local folder and into
 SeaweedFS S3, and must merge into exactly what one shogilab process writes without task flags:
 the same report CSVs (piece values), the same shard files (self-play) or the same match or
-gauntlet files. A worker killed mid-task
-must be rerun into the same result; bad storage settings must fail, name the URL, and change
+gauntlet files; a values job on a cluster of two joined nodes spreads its tasks over both. A
+worker killed mid-task must be rerun into the same result; bad storage settings must fail, name the URL, and change
 nothing stored. The pipeline loop (self-play, training, evaluation) runs two tiny generations
 into S3 and, run again, skips every finished stage.
 """
@@ -121,6 +121,13 @@ def test_values_tasks_merge_into_the_one_process_result(launch, reference, stora
     again = values_job(launch, reference, storage, tmp_path, games=16, tasks=4)
     assert again.summary["played"] == 0, "a rerun of stored tasks played games"
     assert stored(storage[0], storage[1]) == before
+
+
+@pytest.mark.parametrize("storage", ["local"], indirect=True)
+def test_values_tasks_spread_over_two_joined_nodes(launch, reference, storage, two_nodes,
+                                                    tmp_path):
+    run = values_job(launch, reference, storage, tmp_path, games=16, tasks=4, address=two_nodes)
+    assert run.summary["nodes"] == 2, "the tasks did not run on both nodes of the cluster"
 
 
 @pytest.mark.parametrize("storage", ["s3"], indirect=True)
