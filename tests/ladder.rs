@@ -274,12 +274,11 @@ note = "Fairy-Stockfish at skill 0"
 }
 
 /// The configurations in configs/ladder load, and every agent that needs nothing outside the
-/// repository builds (the others need an engine or a checkpoint; their specs are checked when
-/// they are present).
+/// repository builds, the shipped networks of `models/` included (the others need an engine or
+/// a checkpoint trained by a run; their specs are checked when they are present).
 #[test]
 fn the_shipped_configurations_load() {
     use shogilab_pipeline::ladder::LadderConfig;
-    let none = |_: &str| None;
     for v in ["chu", "shogi", "tenjiku", "tai"] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("configs/ladder/{v}.toml"));
         let cfg = LadderConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -287,8 +286,13 @@ fn the_shipped_configurations_load() {
         let variant = shogilab_engine::Variant::builtin(v).unwrap();
         for a in cfg.agents.iter().filter(|a| a.needs.is_empty()) {
             let spec = shogilab_pipeline::ladder::limits::spec_with_limits(&a.spec, &a.limits());
-            shogilab_eval::parse_agent_spec(&spec, &variant, 1, &none)
-                .unwrap_or_else(|e| panic!("{v}: {spec}: {e}"));
+            shogilab_eval::parse_agent_spec(
+                &spec,
+                &variant,
+                1,
+                &shogilab_pipeline::checkpoint_for_spec,
+            )
+            .unwrap_or_else(|e| panic!("{v}: {spec}: {e}"));
         }
     }
 }
