@@ -194,8 +194,10 @@ class Run:
 
 
 def base_env(extra=None):
-    """This process's environment without any AWS_* of the caller, plus RAY_ENV and `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    """This process's environment without any AWS_* or RAY_ADDRESS of the caller (each test
+    names its cluster), plus RAY_ENV and `extra`."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("AWS_") and k != "RAY_ADDRESS"}
     env.update(RAY_ENV)
     env["PYTHONPATH"] = str(CLUSTER_DIR)
     env.update(extra or {})
@@ -222,10 +224,13 @@ def launch(binary):
     return run
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def two_nodes():
     """The address of a running Ray cluster of two nodes (1 CPU each) on 127.0.0.1, started as
-    `ray start --head` and `ray start --address` would start them (Ray's own test harness)."""
+    `ray start --head` and `ray start --address` would start them (Ray's own test harness), shut
+    down after the test. The harness sets RAY_ADDRESS in this process: the environment is
+    restored at once, so that the other tests' launchers still start their own local Ray."""
+    saved = dict(os.environ)
     os.environ.update(RAY_ENV)  # the nodes are this process's children
     from ray.cluster_utils import Cluster
 
@@ -233,8 +238,12 @@ def two_nodes():
     try:
         cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
+        os.environ.clear()
+        os.environ.update(saved)
         yield cluster.address
     finally:
+        os.environ.clear()
+        os.environ.update(saved)
         cluster.shutdown()
 
 
