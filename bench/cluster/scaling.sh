@@ -2,7 +2,8 @@
 # Run from the repository root: bench/cluster/scaling.sh > bench/cluster/scaling-result.txt
 # games/hour of the chu values job (depth 1, 300 games, seed 11): one process with 1 and 2 threads,
 # and the Ray launcher with 1 and 2 worker CPUs (8 tasks), interleaved, twice, on this 2-core
-# machine with nothing else running. Prints one line per run.
+# machine with nothing else running. Prints one line per run. REPS="3" runs other repetitions
+# (default "1 2").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/env.sh
@@ -11,7 +12,8 @@ B=$PWD/target/release/shogilab
 PY=$SHOGILAB_CACHE/cluster-venv/bin/python
 D=$(mktemp -d "${TMPDIR:-/tmp}/shogilab-scaling.XXXXXX")
 ARGS="-v chu --games 300 --seed 11 --bootstrap 20"
-for rep in 1 2; do
+REPS=${REPS:-1 2}
+for rep in $REPS; do
   for n in 1 2; do
     s=$(date +%s.%N); $B values $ARGS --threads $n --log $D/single$n-$rep --out $D/r-single$n-$rep > /dev/null 2> $D/single$n-$rep.err; e=$(date +%s.%N)
     echo "rep=$rep single threads=$n wall=$(echo "$e - $s" | bc) $(grep 'played' $D/single$n-$rep.err)"
@@ -19,4 +21,10 @@ for rep in 1 2; do
     echo "rep=$rep ray cpus=$n $(tail -1 $D/ray$n-$rep.out)"
   done
 done
-for r in single2-1 ray1-1 ray2-1 single1-2 single2-2 ray1-2 ray2-2; do cmp -s $D/r-single1-1/chu.csv $D/r-$r/chu.csv && echo "$r: same chu.csv as single1-1"; done
+first=single1-${REPS%% *}
+for rep in $REPS; do
+  for r in single2-$rep ray1-$rep ray2-$rep single1-$rep; do
+    [ $r = $first ] && continue
+    cmp -s $D/r-$first/chu.csv $D/r-$r/chu.csv && echo "$r: same chu.csv as $first"
+  done
+done
