@@ -162,6 +162,8 @@ pub struct Search {
     history: Vec<u64>,
     /// Hashes of the root and the positions on the current path.
     path_hashes: Vec<u64>,
+    /// The opponent's replies to a root move (scratch of `mark_royal_blunders`).
+    replies: MoveList,
 }
 
 /// The number of visits the chosen root action must already have at each simulation
@@ -188,8 +190,9 @@ fn halving_schedule(m: u32, n: u32) -> Vec<u32> {
     seq
 }
 
-/// Value of a position without search: terminal states only (no moves: loss; no royal left:
-/// loss). Returns the value for the side to move.
+/// Value of a position without search: decided states only (no moves: loss; no royal left:
+/// loss; in royal-capture variants, a legal move that captures the opponent's last royal: win).
+/// Returns the value for the side to move.
 pub fn terminal_value(pos: &Position, moves: &[Move]) -> Option<f32> {
     let v = pos.variant();
     if !v.rules.check && pos.royal_count(pos.side_to_move()) == 0 {
@@ -198,7 +201,27 @@ pub fn terminal_value(pos: &Position, moves: &[Move]) -> Option<f32> {
     if moves.is_empty() {
         return Some(-1.0);
     }
-    None
+    royal_capture(pos, moves).map(|_| 1.0)
+}
+
+/// In a royal-capture variant (no check rule), a move of `moves` (the legal moves of `pos`)
+/// that captures the opponent's last royal: the game is won on the spot. Moves that reach the
+/// royal's square (as destination or as a lion's intermediate step) are the candidates, each
+/// confirmed by playing it on a copy; a capture by burning (the fire demon) is not looked for.
+pub fn royal_capture(pos: &Position, moves: &[Move]) -> Option<Move> {
+    let them = pos.side_to_move().flip();
+    if pos.variant().rules.check || pos.royal_count(them) != 1 {
+        return None;
+    }
+    let sq = pos.royal_squares(them).next()?;
+    let mut copy: Option<Position> = None;
+    moves.iter().copied().filter(|m| m.to == sq || m.mids().any(|s| s == sq)).find(|&m| {
+        let p = copy.get_or_insert_with(|| pos.clone());
+        let undo = p.play(m);
+        let won = p.royal_count(them) == 0;
+        p.unplay(&undo);
+        won
+    })
 }
 
 impl Search {
@@ -218,6 +241,7 @@ impl Search {
             pending: false,
             history: Vec::new(),
             path_hashes: Vec::with_capacity(64),
+            replies: MoveList::with_capacity(256),
         }
     }
 
@@ -393,10 +417,34 @@ impl Search {
 
     fn children(&self, n: u32) -> std::ops::Range<usize> {
         let node = &self.nodes[n as usize];
+        if node.num_children == 0 {
+            return 0..0; // unexpanded or decided (first_child is NONE)
+        }
         node.first_child as usize..(node.first_child + node.num_children) as usize
     }
 
+    /// In a royal-capture variant, mark the root moves after which the opponent takes the
+    /// mover's last royal as decided losses, so that the root samples its candidates among the
+    /// others (a saving move with a small prior is otherwise never looked at).
+    fn mark_royal_blunders(&mut self) {
+        let us = self.pos.side_to_move();
+        if self.pos.variant().rules.check || self.pos.royal_count(us) != 1 {
+            return;
+        }
+        for c in self.children(0) {
+            let undo = self.pos.play(self.nodes[c].mv);
+            self.replies.clear();
+            self.pos.legal_moves(&mut self.replies);
+            if royal_capture(&self.pos, &self.replies).is_some() {
+                let n = &mut self.nodes[c];
+                (n.terminal, n.expanded) = (Some(1.0), true);
+            }
+            self.pos.unplay(&undo);
+        }
+    }
+
     fn prepare_root<R: Rng>(&mut self, rng: &mut R) {
+        self.mark_royal_blunders();
         let range = self.children(0);
         self.gumbel.clear();
         for _ in range.clone() {
@@ -410,7 +458,9 @@ impl Search {
         }
         let mut idx: Vec<u32> = (0..range.len() as u32).collect();
         let score = |i: u32| self.gumbel[i as usize] + self.nodes[range.start + i as usize].logit;
-        idx.sort_by(|&a, &b| score(b).partial_cmp(&score(a)).unwrap_or(std::cmp::Ordering::Equal));
+        let lost = |i: u32| self.nodes[range.start + i as usize].terminal == Some(1.0);
+        // moves known to lose at once come last; the others by Gumbel score
+        idx.sort_by(|&a, &b| lost(a).cmp(&lost(b)).then(score(b).total_cmp(&score(a))));
         let m = (self.cfg.gumbel_k as usize).min(idx.len()).max(1);
         idx.truncate(m);
         self.considered = idx;
@@ -511,12 +561,14 @@ impl Search {
         let moves: Vec<Move> = kids.iter().map(|k| k.mv).collect();
         let visits: Vec<u32> = kids.iter().map(|k| k.visits).collect();
         if kids.is_empty() {
+            // a decided root: the winning capture if there is one, else no move
+            let win = royal_capture(&self.pos, &self.leaf_moves).filter(|_| self.root_value > 0.0);
             return SearchResult {
-                best: Move::default(),
-                moves,
-                policy: Vec::new(),
+                best: win.unwrap_or_default(),
+                moves: win.into_iter().collect(),
+                policy: win.map(|_| 1.0).into_iter().collect(),
                 value: self.root_value,
-                visits,
+                visits: win.map(|_| 0).into_iter().collect(),
             };
         }
         let sq = self.completed_q();
@@ -556,6 +608,68 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::rngs::SmallRng;
+    use rand::SeedableRng;
+    use shogilab_engine::{Game, Variant};
+
+    /// Every position of seeded random chu games (chu captures by landing or by a lion's step,
+    /// never by burning), with its legal moves.
+    fn random_chu_positions(games: u64) -> Vec<(Game, Vec<Move>)> {
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let mut out = Vec::new();
+        for seed in 0..games {
+            let mut game = Game::new(Position::start(&v));
+            let mut rng = SmallRng::seed_from_u64(seed);
+            while !game.status().is_over() && game.plies() < 800 {
+                let legal = game.legal().to_vec();
+                out.push((game.clone(), legal.clone()));
+                game.play(legal[rng.gen_range(0..legal.len())]);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn royal_capture_is_found_exactly_where_a_move_wins_the_game() {
+        let mut found = 0;
+        let positions = random_chu_positions(30);
+        for (game, legal) in &positions {
+            let pos = game.position();
+            let them = pos.side_to_move().flip();
+            // brute force: every legal move played, the opponent's royals counted
+            let takes_last_royal = |&m: &Move| {
+                let mut p = pos.clone();
+                p.play(m);
+                p.royal_count(them) == 0
+            };
+            let got = royal_capture(pos, legal);
+            let brute = legal.iter().any(takes_last_royal);
+            assert_eq!(got.is_some(), brute, "{}", pos.to_sfen());
+            if let Some(m) = got {
+                // the game's own verdict: the move wins
+                let mut g = game.clone();
+                g.play(m);
+                assert_eq!(g.status().score_for(them.flip()), 1, "{}", pos.to_sfen());
+                found += 1;
+            }
+        }
+        assert!(found >= 30 && positions.len() > 3000, "{found} of {}", positions.len());
+    }
+
+    #[test]
+    fn a_root_with_a_royal_capture_plays_it_without_an_evaluation() {
+        let positions = random_chu_positions(5);
+        let (game, legal) = positions
+            .iter()
+            .find(|(g, l)| royal_capture(g.position(), l).is_some())
+            .expect("a random chu game ends by a royal capture");
+        let mut search = Search::new(SearchConfig::default(), game.position().clone());
+        search.reset(game.position());
+        assert_eq!(search.advance(&mut SmallRng::seed_from_u64(1)), Step::Done);
+        let r = search.result();
+        assert_eq!(Some(r.best), royal_capture(game.position(), legal));
+        assert_eq!((r.moves, r.policy, r.value), (vec![r.best], vec![1.0], 1.0));
+    }
 
     #[test]
     fn schedule_is_sequential_halving() {
