@@ -12,7 +12,7 @@ use crate::evaluator::EvalOutput;
 use crate::invalid::InvalidSetting;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use shogilab_engine::variant::RepetitionRule;
+use shogilab_engine::variant::{Color, RepetitionRule};
 use shogilab_engine::{Move, MoveList, Position};
 
 /// Search settings.
@@ -210,10 +210,7 @@ pub fn terminal_value(pos: &Position, moves: &[Move]) -> Option<f32> {
 /// confirmed by playing it on a copy; a capture by burning (the fire demon) is not looked for.
 pub fn royal_capture(pos: &Position, moves: &[Move]) -> Option<Move> {
     let them = pos.side_to_move().flip();
-    if pos.variant().rules.check || pos.royal_count(them) != 1 {
-        return None;
-    }
-    let sq = pos.royal_squares(them).next()?;
+    let sq = last_royal(pos, them)?;
     let mut copy: Option<Position> = None;
     moves.iter().copied().filter(|m| m.to == sq || m.mids().any(|s| s == sq)).find(|&m| {
         let p = copy.get_or_insert_with(|| pos.clone());
@@ -222,6 +219,14 @@ pub fn royal_capture(pos: &Position, moves: &[Move]) -> Option<Move> {
         p.unplay(&undo);
         won
     })
+}
+
+/// The square of `c`'s only royal in a royal-capture variant (taking it ends the game).
+fn last_royal(pos: &Position, c: Color) -> Option<u16> {
+    if pos.variant().rules.check || pos.royal_count(c) != 1 {
+        return None;
+    }
+    pos.royal_squares(c).next()
 }
 
 impl Search {
@@ -427,8 +432,7 @@ impl Search {
     /// mover's last royal as decided losses, so that the root samples its candidates among the
     /// others (a saving move with a small prior is otherwise never looked at).
     fn mark_royal_blunders(&mut self) {
-        let us = self.pos.side_to_move();
-        if self.pos.variant().rules.check || self.pos.royal_count(us) != 1 {
+        if last_royal(&self.pos, self.pos.side_to_move()).is_none() {
             return;
         }
         for c in self.children(0) {
