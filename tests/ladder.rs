@@ -123,6 +123,33 @@ fn a_small_ladder_orders_its_agents_and_resumes() {
     assert!(std::fs::read_to_string(&report).unwrap().contains("alpha-beta at depth 1"));
 }
 
+/// A saved pairing without its wall time (the one field that depends on the machine).
+fn saved_games(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v.as_object_mut().expect("a pairing object").remove("wall_seconds");
+    v
+}
+
+#[test]
+fn pairings_played_in_parallel_give_the_same_games() {
+    let dir = temp_dir("jobs");
+    let cfg = config(&dir, "three.toml", HEAD, THREE);
+    let (one, three) = (dir.join("one"), dir.join("three"));
+    let (ok, stdout, stderr) = run(&cfg, &one, &dir.join("one.md"), &[]);
+    assert!(ok, "{stdout}{stderr}");
+    let (ok, stdout, stderr) = run(&cfg, &three, &dir.join("three.md"), &["--jobs", "3"]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("4 pairings played, 0 read back"), "{stdout}");
+    for f in ["pairs/00.json", "pairs/01.json", "pairs/02.json", "h2h/00.json"] {
+        assert_eq!(saved_games(&one.join(f)), saved_games(&three.join(f)), "{f}");
+    }
+    let report = std::fs::read_to_string(dir.join("three.md")).unwrap();
+    assert!(report.contains("pairings played 3 at a time"), "{report}");
+    let (ok, _, stderr) = run(&cfg, &dir.join("zero"), &dir.join("zero.md"), &["--jobs", "0"]);
+    assert!(!ok && stderr.contains("--jobs"), "{stderr}");
+}
+
 #[test]
 fn bad_configurations_name_the_file_and_the_key() {
     let dir = temp_dir("bad");

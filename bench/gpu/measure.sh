@@ -22,44 +22,8 @@ set -uo pipefail
 bin_in=${1:?usage: measure.sh BINARY OUTDIR [BUDGET_SECONDS]}
 out=${2:?usage: measure.sh BINARY OUTDIR [BUDGET_SECONDS]}
 budget=${3:-480}
-start=$(date +%s)
-mkdir -p "$out"
-log="$out/log.txt"
-say() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$log"; }
-elapsed() { echo $(($(date +%s) - start)); }
-# Runs a command, its output into the log, and says how long it took.
-timed() {
-    local t0=$(date +%s%N) rc
-    "$@" >>"$log" 2>&1
-    rc=$?
-    say "rc=$rc in $((($(date +%s%N) - t0) / 1000000)) ms: $*"
-    return $rc
-}
-
+source "$(dirname "$0")/lib.sh"
 dry=${SHOGILAB_GPU_DRY:-0}
-scratch=$(mktemp -d)
-bin=$scratch/shogilab-full
-case "$bin_in" in
-    *.xz) xz -dc "$bin_in" >"$bin" ;;
-    *) cp "$bin_in" "$bin" ;;
-esac
-chmod +x "$bin"
-
-lib=${TORCH_LIB:-$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')}
-export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# The binary does not link libtorch_cuda.so (the linker drops it: no symbol of it is used);
-# loading it registers the CUDA backend with libtorch.
-if [ -f "$lib/libtorch_cuda.so" ]; then export LD_PRELOAD="$lib/libtorch_cuda.so"; fi
-
-{
-    echo "## machine"
-    nvidia-smi -L 2>&1 || echo "no nvidia-smi"
-    nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv 2>&1
-    python3 -c 'import torch; print("python torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1
-    nproc
-    lscpu | grep -E "Model name|^CPU\(s\)"
-} >>"$log" 2>&1
-say "libtorch: $lib"
 
 steps=18000 probe=300 chunk=4500 games=128 every=4
 if [ "$dry" = 1 ]; then steps=40 probe=10 chunk=10 games=4 every=64; fi

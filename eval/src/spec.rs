@@ -164,7 +164,9 @@ pub type ExtraError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Evaluators beyond `uniform` and `material` for `mcts:NAME` (checkpoints): `None` for a name
 /// it does not know, else the evaluator or why it could not be loaded.
-pub type ExtraEvaluators<'a> = &'a dyn Fn(&str) -> Option<Result<Arc<dyn Evaluator>, ExtraError>>;
+/// `Sync`, so that agents can be built on several threads (the ladder's `--jobs`).
+pub type ExtraEvaluators<'a> =
+    &'a (dyn Fn(&str) -> Option<Result<Arc<dyn Evaluator>, ExtraError>> + Sync);
 
 /// Build an agent from a spec. `extra(name)` supplies evaluators beyond `uniform` and
 /// `material` (checkpoints) for `mcts:NAME`. A spec ending in `@LIMITS` gives an agent that

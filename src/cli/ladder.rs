@@ -28,6 +28,10 @@ pub struct LadderArgs {
     /// The report [default: reports/strength/<variant>.md].
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Pairings played at a time, one thread each (the results do not depend on it). With
+    /// agents limited by time keep it at most the number of cores, and OMP_NUM_THREADS=1.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub jobs: u64,
 }
 
 /// The command line as typed, each argument quoted when it needs it.
@@ -56,15 +60,16 @@ pub fn run(a: LadderArgs) -> Result<()> {
     let out = a.out.unwrap_or(default_out);
     let report = a.report.unwrap_or(default_report);
     let config_text = std::fs::read_to_string(&a.config)?;
-    let mut log = |line: &str| eprintln!("{line}");
+    let log = |line: &str| eprintln!("{line}");
+    let jobs = a.jobs as usize;
     let result = run_ladder(
         &cfg,
-        RunOptions { out_dir: out.clone(), extra: &checkpoint_for_spec, log: &mut log },
+        RunOptions { out_dir: out.clone(), extra: &checkpoint_for_spec, log: &log, jobs },
     )?;
     for l in &result.left_out {
         eprintln!("left out: {}: {}", l.name, l.reason);
     }
-    let meta = ReportMeta::collect(&command_line(), &a.config, &config_text, &out);
+    let meta = ReportMeta::collect(&command_line(), &a.config, &config_text, &out, jobs);
     write_report(&report, &result, &cfg, &meta)?;
     for (k, row) in result.table.iter().enumerate() {
         println!(

@@ -8,7 +8,7 @@ use clap::Args;
 use shogilab_engine::Variant;
 use shogilab_eval::server::{serve, AgentFactory, UsiServer, XBoardServer};
 use shogilab_eval::{parse_agent_spec, ExtraEvaluators};
-use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 #[derive(Args)]
@@ -46,13 +46,13 @@ fn factory(spec: String, seed: u64, networks: Arc<dyn Networks>) -> AgentFactory
 /// network), i.e. whether serving it needs libtorch. A spec that does not parse asks for none
 /// (the server reports its fault).
 pub fn spec_needs_network(spec: &str, variant: &Arc<Variant>) -> bool {
-    let asked = Cell::new(false);
+    let asked = AtomicBool::new(false);
     let probe: ExtraEvaluators<'_> = &|_| {
-        asked.set(true);
+        asked.store(true, Ordering::Relaxed);
         None
     };
     let _ = parse_agent_spec(spec, variant, 0, probe);
-    asked.get()
+    asked.load(Ordering::Relaxed)
 }
 
 impl UsiArgs {

@@ -33,7 +33,14 @@ fn run_text(cmd: &str, args: &[&str]) -> Option<String> {
 
 impl ReportMeta {
     /// Collect the date, commit, binary and machine of this process.
-    pub fn collect(command: &str, config_path: &Path, config_text: &str, work_dir: &Path) -> Self {
+    /// `jobs`: the pairings played at a time.
+    pub fn collect(
+        command: &str,
+        config_path: &Path,
+        config_text: &str,
+        work_dir: &Path,
+        jobs: usize,
+    ) -> Self {
         let date = run_text("date", &["-u", "+%Y-%m-%d %H:%M"]).unwrap_or_else(|| "?".into());
         let commit = run_text("git", &["rev-parse", "--short", "HEAD"]).unwrap_or("?".into());
         let dirty = run_text("git", &["status", "--porcelain", "--untracked-files=no"]).is_some();
@@ -73,7 +80,8 @@ impl ReportMeta {
             ),
             binary,
             machine: format!(
-                "{cores} cores, {cpu}; load average at the end {load}; OMP_NUM_THREADS={omp}"
+                "{cores} cores, {cpu}; load average at the end {load}; OMP_NUM_THREADS={omp}; \
+                 pairings played {jobs} at a time (one thread each)"
             ),
             config_path: config_path.display().to_string(),
             config_text: config_text.to_string(),

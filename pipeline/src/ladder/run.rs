@@ -1,8 +1,9 @@
 //! Playing a ladder: the agents whose external needs are present, every pairing of the round
 //! robin (eval's [`plan`]: pair `k` with seed `seed + 7919 k`) and the head-to-head matches, each
 //! pairing with fresh agents (agent `i` seeded `seed + 101 i`), so that a pairing's games do not
-//! depend on which pairings ran before it in the same process. A pairing saved in the work
-//! folder is read back instead of played; the Elo table is fitted over all of them.
+//! depend on which pairings ran before it in the same process, nor on how many are played at
+//! a time (`jobs`, one thread each). A pairing saved in the work folder is read back instead of
+//! played; the Elo table is fitted over all of them.
 
 use super::config::LadderConfig;
 use super::limits::{describe_limits, effective_limits};
@@ -15,10 +16,10 @@ use shogilab_eval::gauntlet::{fit_table, plan, GauntletConfig, GauntletMode};
 use shogilab_eval::r#match::{run_match, GameRecord, MatchConfig};
 use shogilab_eval::selfplay::Evaluator;
 use shogilab_eval::{parse_agent_spec, ExtraError, ExtraEvaluators, WithLimits};
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 /// Where and how to run.
@@ -27,8 +28,11 @@ pub struct RunOptions<'a> {
     pub out_dir: PathBuf,
     /// Evaluators for `mcts:NAME` beyond `uniform` and `material` (checkpoints).
     pub extra: ExtraEvaluators<'a>,
-    /// Progress lines (one per pairing and per game).
-    pub log: &'a mut dyn FnMut(&str),
+    /// Progress lines (one per pairing and per game; from several threads when `jobs` > 1).
+    pub log: &'a (dyn Fn(&str) + Sync),
+    /// Pairings played at a time, each on its own thread (at least 1). With agents limited by
+    /// time, keep it at most the number of cores so that every game has a core.
+    pub jobs: usize,
 }
 
 /// Builds the ladder's agents afresh, each evaluator loaded once.
@@ -44,18 +48,20 @@ struct Agents<'a> {
     source: PathBuf,
     extra: ExtraEvaluators<'a>,
     /// Evaluators loaded so far, by name.
-    cache: RefCell<HashMap<String, Arc<dyn Evaluator>>>,
+    cache: Mutex<HashMap<String, Arc<dyn Evaluator>>>,
 }
 
 impl Agents<'_> {
     fn make(&self, k: usize) -> Result<Box<dyn Agent>, LadderError> {
         let extra = |name: &str| -> Option<Result<Arc<dyn Evaluator>, ExtraError>> {
-            if let Some(e) = self.cache.borrow().get(name) {
+            // held while loading, so that two threads never load the same checkpoint twice
+            let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(e) = cache.get(name) {
                 return Some(Ok(Arc::clone(e)));
             }
             let e = (self.extra)(name)?;
             if let Ok(e) = &e {
-                self.cache.borrow_mut().insert(name.to_string(), Arc::clone(e));
+                cache.insert(name.to_string(), Arc::clone(e));
             }
             Some(e)
         };
@@ -87,22 +93,56 @@ impl Agents<'_> {
 /// Counts of pairings read back and played.
 #[derive(Default)]
 struct Counts {
-    reused: usize,
-    played: usize,
+    reused: AtomicUsize,
+    played: AtomicUsize,
 }
 
-/// One pairing: read back from `work`, or played and saved.
-#[allow(clippy::too_many_arguments)]
-fn pairing(
-    work: &WorkDir,
-    group: &str,
+/// One pairing to play or read back: its number in its group (the saved file's name), the
+/// agents' places on the ladder and the match settings.
+struct Job {
     k: usize,
-    agents: &Agents<'_>,
-    (i, j): (usize, usize),
-    mc: &MatchConfig,
-    log: &mut dyn FnMut(&str),
-    counts: &mut Counts,
-) -> Result<PairLog, LadderError> {
+    pair: (usize, usize),
+    mc: MatchConfig,
+}
+
+/// Where the pairings of one group are played and saved, and what reports on them.
+struct Venue<'w, 'a> {
+    work: &'w WorkDir,
+    group: &'static str,
+    agents: &'w Agents<'a>,
+    log: &'w (dyn Fn(&str) + Sync),
+    counts: &'w Counts,
+}
+
+/// Every job of `venue`, `jobs` at a time (each on its own thread, taking the next job when
+/// it is done), in the order of `list`. The first error stops new jobs from starting and is
+/// returned once the running ones end (what they finished is saved).
+fn play_all(venue: &Venue<'_, '_>, list: &[Job], jobs: usize) -> Result<Vec<PairLog>, LadderError> {
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<PairLog, LadderError>>>> =
+        list.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, list.len().max(1)) {
+            s.spawn(|| loop {
+                let n = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = list.get(n) else { break };
+                let r = pairing(venue, job);
+                let failed = r.is_err();
+                *slots[n].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+                if failed {
+                    next.store(list.len(), Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    let results = slots.into_iter().map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner));
+    results.flatten().collect()
+}
+
+/// One pairing: read back from the venue's work folder, or played and saved.
+fn pairing(venue: &Venue<'_, '_>, job: &Job) -> Result<PairLog, LadderError> {
+    let Venue { work, group, agents, log, counts } = *venue;
+    let (k, (i, j), mc) = (job.k, job.pair, &job.mc);
     let (an, bn) = (&agents.names[i], &agents.names[j]);
     if let Some(saved) = work.load(group, k)? {
         if (&saved.a, &saved.b) != (an, bn) {
@@ -113,7 +153,7 @@ fn pairing(
             });
         }
         log(&format!("== {group} {k:02}: {an} vs {bn}: reused ({})", saved.tally.describe()));
-        counts.reused += 1;
+        counts.reused.fetch_add(1, Ordering::SeqCst);
         return Ok(saved);
     }
     log(&format!("== {group} {k:02}: {an} vs {bn}, {} games", mc.games));
@@ -121,7 +161,7 @@ fn pairing(
     let t0 = Instant::now();
     let mut on_game = |g: &GameRecord| {
         log(&format!(
-            "   game {:>3}: {} (black) vs {} (white): {} in {} plies",
+            "   {group} {k:02} game {:>3}: {} (black) vs {} (white): {} in {} plies",
             g.index + 1,
             g.black,
             g.white,
@@ -132,8 +172,8 @@ fn pairing(
     let r = run_match(a.as_mut(), b.as_mut(), &agents.variant, mc, &mut on_game)?;
     let pl = PairLog::from_match(&r, an, bn, t0.elapsed().as_secs_f64());
     work.save(group, k, &pl)?;
-    log(&format!("   {an} vs {bn}: {}", pl.tally.describe()));
-    counts.played += 1;
+    log(&format!("   {group} {k:02} {an} vs {bn}: {}", pl.tally.describe()));
+    counts.played.fetch_add(1, Ordering::SeqCst);
     Ok(pl)
 }
 
@@ -202,7 +242,7 @@ impl<'a> Agents<'a> {
             config_index: on.to_vec(),
             source: cfg.source.clone(),
             extra,
-            cache: RefCell::new(HashMap::new()),
+            cache: Mutex::new(HashMap::new()),
         }
     }
 
@@ -219,28 +259,21 @@ impl<'a> Agents<'a> {
     }
 }
 
-/// The head-to-head matches of `cfg` whose agents are both on the ladder; the others are added
-/// to `left_out`.
-fn head_to_head(
-    cfg: &LadderConfig,
-    work: &WorkDir,
-    agents: &Agents<'_>,
-    log: &mut dyn FnMut(&str),
-    counts: &mut Counts,
-    left_out: &mut Vec<LeftOut>,
-) -> Result<Vec<PairLog>, LadderError> {
+/// The head-to-head matches of `cfg` whose agents are both on the ladder (as jobs); the others
+/// are added to `left_out`.
+fn head_to_head(cfg: &LadderConfig, names: &[String], left_out: &mut Vec<LeftOut>) -> Vec<Job> {
     let mut h2h = Vec::new();
     for (k, h) in cfg.h2h.iter().enumerate() {
-        let pos = |n: &str| agents.names.iter().position(|x| x == n);
+        let pos = |n: &str| names.iter().position(|x| x == n);
         let (Some(i), Some(j)) = (pos(&h.a), pos(&h.b)) else {
             let reason = "an agent of it is not on the ladder (see above)".to_string();
             left_out.push(LeftOut { name: format!("head-to-head {} vs {}", h.a, h.b), reason });
             continue;
         };
         let mc = MatchConfig { games: h.games, seed: cfg.h2h_seed(), ..per_pair_of(cfg) };
-        h2h.push(pairing(work, "h2h", k, agents, (i, j), &mc, log, counts)?);
+        h2h.push(Job { k, pair: (i, j), mc });
     }
-    Ok(h2h)
+    h2h
 }
 
 /// Play (or read back) the ladder of `cfg` in `opts.out_dir`.
@@ -260,17 +293,19 @@ pub fn run_ladder(cfg: &LadderConfig, opts: RunOptions<'_>) -> Result<LadderResu
         agents.make(k)?; // every spec and limit is checked before the first game
     }
     let work = WorkDir::open(&opts.out_dir, &settings_table(cfg, &on, &played_specs(cfg, &on)))?;
-    let (log, mut counts) = (opts.log, Counts::default());
+    let counts = Counts::default();
+    let venue =
+        |group| Venue { work: &work, group, agents: &agents, log: opts.log, counts: &counts };
     let per_pair = per_pair_of(cfg);
     let plan = plan(on.len(), &GauntletConfig { mode: GauntletMode::RoundRobin, per_pair });
-    let mut pairs = Vec::with_capacity(plan.len());
-    for (k, (i, j, mc)) in plan.iter().enumerate() {
-        pairs.push(pairing(&work, "pairs", k, &agents, (*i, *j), mc, log, &mut counts)?);
-    }
-    let tallies: Vec<_> = plan.iter().zip(&pairs).map(|((i, j, _), p)| (*i, *j, p.tally)).collect();
+    let round: Vec<Job> =
+        plan.into_iter().enumerate().map(|(k, (i, j, mc))| Job { k, pair: (i, j), mc }).collect();
+    let pairs = play_all(&venue("pairs"), &round, opts.jobs)?;
+    let tallies: Vec<_> =
+        round.iter().zip(&pairs).map(|(r, p)| (r.pair.0, r.pair.1, p.tally)).collect();
     let (mut table, regularized) = fit_table(&agents.names, &tallies)?;
     table.sort_by(|a, b| b.elo.total_cmp(&a.elo));
-    let h2h = head_to_head(cfg, &work, &agents, log, &mut counts, &mut left_out)?;
+    let h2h = play_all(&venue("h2h"), &head_to_head(cfg, &agents.names, &mut left_out), opts.jobs)?;
     Ok(LadderResult {
         variant: agents.variant.name.clone(),
         anchor: agents.names[0].clone(),
@@ -280,8 +315,8 @@ pub fn run_ladder(cfg: &LadderConfig, opts: RunOptions<'_>) -> Result<LadderResu
         regularized,
         pairs,
         h2h,
-        reused: counts.reused,
-        played: counts.played,
+        reused: counts.reused.into_inner(),
+        played: counts.played.into_inner(),
         externals: externals(cfg, &on),
     })
 }
