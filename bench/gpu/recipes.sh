@@ -2,7 +2,7 @@
 # GPU figures for the tenjiku and tai networks, in one bounded run on a CUDA machine:
 #   1. the tenjiku teacher export (the committed depth-1 imbalance games, every position,
 #      depth-1 values) and the tai one (every second position, results only: tai's depth-1
-#      values cost about 20 ms of CPU a position), on all the machine's cores;
+#      values cost about 11 ms of CPU a position), on all the machine's cores;
 #   2. the recipe of models/tenjiku.ot (preset small, 6,000 steps of 256 at 0.002, warm-up 500,
 #      one cosine, value target half result half depth-1 value, seed 1): the same command as on
 #      the CPU (models/README.md), timed;
