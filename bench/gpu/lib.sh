@@ -2,9 +2,15 @@
 # for the machine's libtorch (bench/gpu/build-binary.sh) unpacked into a scratch folder, and the
 # libraries it loads, CUDA's registered by preloading libtorch_cuda.so.
 #
-# Before sourcing: bin_in (the binary or its .xz), out (the output folder), budget (seconds).
-# After: $bin (the runnable binary), $scratch, $log, and the functions say, elapsed, timed.
+# Sourced with the script's arguments (BINARY OUTDIR [BUDGET_SECONDS]) after setting
+# default_budget. After: $bin (the runnable binary), $out, $budget, $dry (SHOGILAB_GPU_DRY),
+# $scratch, $log, and the functions say, elapsed, timed.
 
+usage="usage: $(basename "$0") BINARY OUTDIR [BUDGET_SECONDS]"
+bin_in=${1:?$usage}
+out=${2:?$usage}
+budget=${3:-$default_budget}
+dry=${SHOGILAB_GPU_DRY:-0}
 start=$(date +%s)
 mkdir -p "$out"
 log="$out/log.txt"

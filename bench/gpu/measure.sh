@@ -19,11 +19,8 @@
 #      SHOGILAB_GPU_DRY=1 shrinks every step (a check of the script on a CPU machine).
 set -uo pipefail
 
-bin_in=${1:?usage: measure.sh BINARY OUTDIR [BUDGET_SECONDS]}
-out=${2:?usage: measure.sh BINARY OUTDIR [BUDGET_SECONDS]}
-budget=${3:-480}
-source "$(dirname "$0")/lib.sh"
-dry=${SHOGILAB_GPU_DRY:-0}
+default_budget=480
+source "$(dirname "$0")/lib.sh" "$@"
 
 steps=18000 probe=300 chunk=4500 games=128 every=4
 if [ "$dry" = 1 ]; then steps=40 probe=10 chunk=10 games=4 every=64; fi

@@ -19,11 +19,8 @@
 #      script on a CPU machine).
 set -uo pipefail
 
-bin_in=${1:?usage: recipes.sh BINARY OUTDIR [BUDGET_SECONDS]}
-out=${2:?usage: recipes.sh BINARY OUTDIR [BUDGET_SECONDS]}
-budget=${3:-540}
-source "$(dirname "$0")/lib.sh"
-dry=${SHOGILAB_GPU_DRY:-0}
+default_budget=540
+source "$(dirname "$0")/lib.sh" "$@"
 
 ten_every=1 tai_every=2 ten_steps=6000 probe=100 games=64 min_tai=500
 if [ "$dry" = 1 ]; then ten_every=200 tai_every=30 ten_steps=20 probe=5 games=2 min_tai=5; fi
