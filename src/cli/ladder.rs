@@ -30,8 +30,9 @@ pub struct LadderArgs {
     pub report: Option<PathBuf>,
     /// Pairings played at a time, one thread each (the results do not depend on it). With
     /// agents limited by time keep it at most the number of cores, and OMP_NUM_THREADS=1.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
-    pub jobs: u64,
+    #[arg(long, default_value_t = 1,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    pub jobs: usize,
 }
 
 /// The command line as typed, each argument quoted when it needs it.
@@ -61,7 +62,7 @@ pub fn run(a: LadderArgs) -> Result<()> {
     let report = a.report.unwrap_or(default_report);
     let config_text = std::fs::read_to_string(&a.config)?;
     let log = |line: &str| eprintln!("{line}");
-    let jobs = a.jobs as usize;
+    let jobs = a.jobs;
     let result = run_ladder(
         &cfg,
         RunOptions { out_dir: out.clone(), extra: &checkpoint_for_spec, log: &log, jobs },
