@@ -682,7 +682,7 @@ pub fn drop_won_setups(
 }
 
 /// The start position of a logged game.
-fn start_of(v: &Arc<Variant>, g: &GameLine) -> Result<Position, ImbalanceError> {
+pub(crate) fn start_of(v: &Arc<Variant>, g: &GameLine) -> Result<Position, ImbalanceError> {
     Position::from_sfen(v, &g.sfen).map_err(|source| ImbalanceError::StartPosition {
         setup: g.setup,
         swap: g.swap,

@@ -36,6 +36,7 @@ pub mod study;
 pub mod texel;
 pub mod trend;
 pub mod trend_gaps;
+pub mod usage;
 
 use shogilab_engine::variant::TYPE_MASK;
 use shogilab_engine::{Color, Position, Variant};

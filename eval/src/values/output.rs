@@ -9,7 +9,7 @@ use super::log::{LogError, SessionLine};
 use super::odds_report;
 use super::report::{self, Reference, ReportInput};
 use super::study::{Study, StudyResult};
-use super::{imbalance::GameLine, Kinds, MethodResult, ValueEstimate};
+use super::{imbalance::GameLine, usage, Kinds, MethodResult, ValueEstimate};
 use shogilab_engine::Variant;
 use shogilab_fsio::{write_atomic, FsioError};
 use shogilab_plot::{Estimate, Labels, PlotError, Series};
@@ -27,6 +27,10 @@ pub enum OutputError {
     #[error(transparent)]
     Log(#[from] LogError),
 }
+
+/// Games replayed for the report's usage table (evenly spaced through the log): enough for
+/// every kind's rates, few enough to take seconds.
+const USAGE_GAMES: usize = 2000;
 
 /// What [`Study::write_report`] wrote.
 #[derive(Debug, Clone)]
@@ -55,6 +59,7 @@ impl Study {
         }
         files.push(format!("`games/{name}/` (imbalance game log, Parquet)"));
         let sessions = self.log.read_sessions().map_err(OutputError::from)?;
+        let usage = usage::usage(v, kinds, &result.games, USAGE_GAMES)?;
         let md = report::markdown(&ReportInput {
             variant: name,
             command: &self.cfg.command,
@@ -70,6 +75,7 @@ impl Study {
             files,
             depth: self.cfg.engine.depth,
             calibrations: &result.calibrations,
+            usage: (usage.games > 0).then_some(&usage),
         });
         let text_files = [
             (format!("{name}-all.csv"), report::csv_all(&result.methods, reference)),

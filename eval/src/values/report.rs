@@ -2,6 +2,7 @@
 //! `<variant>-all.csv` with every method) and the Markdown report beside a reference table.
 
 use super::stats::{pearson, percentile_interval, quantile_sorted, spearman, WithInterval};
+use super::usage::{self, Usage};
 use super::{Kinds, MethodResult, ValueEstimate};
 
 /// A reference table per kind (NaN where it has no value).
@@ -228,6 +229,8 @@ pub struct ReportInput<'a> {
     pub depth: u32,
     /// The odds games, per kind given as odds.
     pub calibrations: &'a [super::odds::Calibration],
+    /// How the engine used each kind in its games (None: no game records its moves).
+    pub usage: Option<&'a Usage>,
 }
 
 fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
@@ -237,16 +240,18 @@ fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
     }
     if let Some(p) = input.promotes_to[k] {
         let pv = reference_at(input.reference, p);
-        if pv.is_finite() && pv - gcsa >= 3.0 && e.value < gcsa {
-            r.push(format!(
-                "it promotes to {} (GCSA {pv}): human averages price in promotion prospects that a depth-{} engine does not plan for",
-                input.kinds.names[p], input.depth
-            ));
+        // three of the reference's pawns more (in the report's unit)
+        let pawn = input.kinds.pawn.map_or(f64::NAN, |q| reference_at(input.reference, q));
+        if pv.is_finite() && pv - gcsa >= 3.0 * pawn && e.value < gcsa {
+            r.push(promotion_reason(k, p, pv, input));
         }
     }
     let promoted_only = input.promoted_only[k] && !input.kinds.royal[k];
     if promoted_only && e.value < gcsa {
         r.push("exists only by promotion: in the games it appears by in-place promotion in the start array, where a long-range promoted piece has few targets and the engine has no plan for it".into());
+    }
+    if r.is_empty() && e.value < gcsa {
+        r.extend(input.usage.and_then(|u| unused_power(u, k)));
     }
     if r.is_empty() {
         if e.value < gcsa {
@@ -255,7 +260,42 @@ fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
             r.push(format!("worth more to a depth-{} tactical engine, whose games are decided by short-range captures, than in human play", input.depth));
         }
     }
+    if let Some(c) = input.usage.and_then(|u| usage::clause(u, k, input.promotes_to[k].is_some())) {
+        r.push(c);
+    }
     r.join("; ")
+}
+
+/// Why a kind that promotes to a much dearer one `p` (reference `pv`) is undervalued: the
+/// engine seldom promotes it, or it does and undervalues `p` too.
+fn promotion_reason(k: usize, p: usize, pv: f64, input: &ReportInput) -> String {
+    let head =
+        format!("the value lies in its promotion to {} (GCSA {})", input.kinds.names[p], short(pv));
+    let plans = format!(
+        "human averages price in promotion prospects that a depth-{} engine does not plan for",
+        input.depth
+    );
+    let rate = input.usage.and_then(|u| u.promotion_rate(k));
+    let promoted = input.primary.get(p).map(|row| row.estimate.value);
+    match (rate, promoted) {
+        (Some(x), _) if x < 0.1 => format!("{head}, which the engine reached for only {:.1}% of its pieces: {plans}", 100.0 * x),
+        (Some(x), Some(v)) if v < pv => format!("{head}; the engine promoted {:.1}% of its pieces, and values the {} itself below GCSA ({})", 100.0 * x, input.kinds.names[p], short(v)),
+        _ => format!("{head}: {plans}"),
+    }
+}
+
+/// What the games show a piece worth less than its reference value failed to use: its
+/// multi-step moves (played at under a third of their share of its legal moves, where they are
+/// at least 5% of them), or its mobility (moved under half as often as the average piece).
+fn unused_power(u: &Usage, k: usize) -> Option<String> {
+    if let Some((played, legal)) = u.multi_step(k) {
+        if legal >= 0.05 && played < legal / 3.0 {
+            return Some(
+                "the engine seldom uses its multi-step moves (lion moves, igui, area moves)".into(),
+            );
+        }
+    }
+    (u.activity(k)? < 0.5).then(|| "the engine seldom moves it".into())
 }
 
 /// Games needed, by the 1/√n rule, before the 95% interval of an effect of true size `size`
@@ -389,6 +429,9 @@ pub fn markdown(input: &ReportInput) -> String {
     let order = values_table(&mut s, input);
     effects_table(&mut s, input, &order);
     s.push_str(&super::odds_report::section(input, &order));
+    if let Some(u) = input.usage {
+        usage_section(&mut s, input.kinds, u, &order);
+    }
     if let Some(r) = input.reference {
         agreement_section(&mut s, input, r, &order);
     }
@@ -555,6 +598,28 @@ fn agreement_section(s: &mut String, input: &ReportInput, r: &Reference, order: 
     }
 }
 
+/// How the engine used each kind ([`Usage`]), in the values table's order.
+fn usage_section(s: &mut String, kinds: &Kinds, u: &Usage, order: &[usize]) {
+    s.push_str(&format!("\n## How the engine used each kind\n\nEvery ply of {} of the games (evenly spaced through the log; {} plies) replayed: *activity* is a kind's moves per piece on the board and turn, relative to the average piece (1 = as often); *multi-step* the share of its played moves with intermediate stops (lion double moves, igui, area moves) beside that share among its legal moves; *promoted* and *lost* count per piece at the games' starts; *captures* are enemy pieces removed (burns included) per 100 of its moves. These are the facts the explanations below cite.\n\n", u.games, u.plies));
+    s.push_str("| piece | at start | activity | multi-step: played | of legal | promoted | lost | captures /100 moves |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    let pct = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{:.1}%", 100.0 * x));
+    for &k in order {
+        let c = &u.kinds[k];
+        let (played, legal) = u.multi_step(k).map_or((None, None), |(p, l)| (Some(p), Some(l)));
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            kinds.names[k],
+            c.at_start,
+            u.activity(k).map_or("–".to_string(), |a| format!("{a:.2}")),
+            pct(played),
+            pct(legal),
+            pct(u.promotion_rate(k)),
+            pct((c.at_start > 0).then(|| c.lost as f64 / c.at_start as f64)),
+            u.captures_per_100(k).map_or("–".to_string(), |(x, _)| format!("{x:.1}")),
+        ));
+    }
+}
+
 /// Interval widths against games used, with the games a ±1 unit width would take.
 fn widths_section(s: &mut String, input: &ReportInput) {
     s.push_str("\n## Interval width against games\n\n");
@@ -660,6 +725,7 @@ mod tests {
             files: Vec::new(),
             depth: 1,
             calibrations: &[],
+            usage: None,
         };
         assert!((reference_unit_effect(&m, 0, &input) - 0.025).abs() < 1e-12);
         // a half-width of 0.01 shrinks to 0.025 after 1000 × (0.01 / 0.025)² = 160 games, to
@@ -710,5 +776,89 @@ mod tests {
         m.effect_draws = vec![vec![0.1, 0.2, 0.3, 0.4, 0.5]; 40];
         m.draws = vec![vec![-1.0, -2.0, -3.0, -4.0, -5.0]; 40];
         assert_eq!(spearman_interval(&m, &reference), Some((1.0, 1.0)));
+    }
+
+    /// The explanations cite what the games show: an unused multi-step move, a rarely moved
+    /// piece, a promotion seldom reached or a promoted kind undervalued too.
+    #[test]
+    fn explanations_follow_the_usage_of_each_kind() {
+        let kinds = Kinds {
+            names: ["pawn", "lion", "rook", "dragon", "lance"].map(String::from).to_vec(),
+            of_type: vec![0, 1, 2, 3, 4],
+            royal: vec![false; 5],
+            pawn: Some(0),
+            unit: Some(0),
+        };
+        let reference = Reference {
+            source: "test".into(),
+            path: "test.toml".into(),
+            values: vec![1.0, 20.0, 6.0, 10.0, 3.0],
+        };
+        let row = |v: f64| PrimaryRow {
+            estimate: ValueEstimate { piece: String::new(), value: v, lo: v - 0.5, hi: v + 0.5 },
+            method: "imbalance".into(),
+        };
+        let primary = vec![row(1.0), row(7.0), row(4.0), row(6.0), row(1.0)];
+        let per = |moves, multi, legal, legal_multi, promotions| usage::KindUsage {
+            at_start: 100,
+            piece_turns: 1000,
+            legal,
+            legal_multi,
+            moves,
+            moves_multi: multi,
+            promotions,
+            removed: 0,
+            lost: 0,
+        };
+        let u = Usage {
+            // the lion has multi-step moves in 20% of its legal moves and plays 1%; the lance
+            // moves 0.1 times as often as the average (about 100 moves per 1000 piece-turns)
+            kinds: vec![
+                per(100, 0, 500, 0, 0),
+                per(100, 1, 2000, 400, 0),
+                per(200, 0, 900, 0, 50),
+                per(100, 0, 900, 0, 0),
+                per(10, 0, 100, 0, 2),
+            ],
+            games: 10,
+            plies: 5000,
+        };
+        let input = ReportInput {
+            variant: "test",
+            command: "",
+            kinds: &kinds,
+            methods: &[],
+            primary: &primary,
+            reference: Some(&reference),
+            speed: Vec::new(),
+            promotes_to: vec![None, None, Some(3), None, Some(1)],
+            promoted_only: vec![false; 5],
+            files: Vec::new(),
+            depth: 1,
+            calibrations: &[],
+            usage: Some(&u),
+        };
+        let why_of = |k: usize| why(k, &primary[k].estimate, &input, reference.values[k]);
+        let lion = why_of(1);
+        assert!(lion.starts_with("the engine seldom uses its multi-step moves"), "{lion}");
+        assert!(
+            lion.contains("1.0% of its moves multi-step against 20.0% of its legal moves"),
+            "{lion}"
+        );
+        // the rook promotes (50%) to a dragon it values below GCSA (6 against 10)
+        let rook = why_of(2);
+        assert!(
+            rook.contains(
+                "promoted 50.0% of its pieces, and values the dragon itself below GCSA (6.00)"
+            ),
+            "{rook}"
+        );
+        // the lance reaches its lion (17 pawns dearer) for 2% of its pieces
+        let lance = why_of(4);
+        assert!(lance.contains("reached for only 2.0% of its pieces"), "{lance}");
+        let without = ReportInput { usage: None, ..input };
+        let lion = why(1, &primary[1].estimate, &without, 20.0);
+        assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
+        assert!(!lion.contains("games:"), "{lion}");
     }
 }
