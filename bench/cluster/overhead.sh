@@ -24,13 +24,15 @@ import os, sys, time
 job, last = int(sys.argv[1]), {}
 tick = os.sysconf("SC_CLK_TCK")
 def group(cmd):
+    if "shogilab_ray" in cmd:  # the driver (its --binary argument names shogilab too)
+        return "driver"
     if "release/shogilab " in cmd:
         return "shogilab tasks" if "--task-index" in cmd else "shogilab merge"
     if any(w in cmd for w in ("gcs_server", "raylet", "dashboard", "agent", "monitor", "runtime_env")):
         return "ray system"
     if "ray::" in cmd or "default_worker" in cmd or "worker.py" in cmd:
         return "ray python workers"
-    return "driver" if "shogilab_ray" in cmd else None
+    return None
 while os.path.exists(f"/proc/{job}"):
     for p in filter(str.isdigit, os.listdir("/proc")):
         try:
