@@ -16,7 +16,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use shogilab_engine::variant::TYPE_MASK;
-use shogilab_engine::{Color, EngineError, Game, MoveList, Position, Variant};
+use shogilab_engine::{Color, EngineError, Game, Move, MoveList, Position, Variant};
 use shogilab_selfplay::worker::game_seed as mix;
 use shogilab_store::Task;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -690,6 +690,22 @@ pub(crate) fn start_of(v: &Arc<Variant>, g: &GameLine) -> Result<Position, Imbal
     })
 }
 
+/// Move `i` (from 0) of logged game `g`, `mv` in USI, parsed in `pos`.
+pub(crate) fn logged_move(
+    pos: &Position,
+    g: &GameLine,
+    i: usize,
+    mv: &str,
+) -> Result<Move, ImbalanceError> {
+    pos.parse_usi(mv).map_err(|source| ImbalanceError::Move {
+        setup: g.setup,
+        swap: g.swap,
+        index: i + 1,
+        mv: mv.to_string(),
+        source,
+    })
+}
+
 /// Games of `agent` (engine + setup rules) in a log.
 pub fn count_of(games: &[GameLine], agent: &str) -> usize {
     games.iter().filter(|g| g.agent == agent).count()
@@ -874,13 +890,7 @@ pub fn position_design(
         };
         rows.push(row(&pos));
         for (i, mv) in g.moves.split_whitespace().enumerate() {
-            let m = pos.parse_usi(mv).map_err(|source| ImbalanceError::Move {
-                setup: g.setup,
-                swap: g.swap,
-                index: i + 1,
-                mv: mv.to_string(),
-                source,
-            })?;
+            let m = logged_move(&pos, g, i, mv)?;
             pos.play(m);
             rows.push(row(&pos));
         }

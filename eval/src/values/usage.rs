@@ -12,7 +12,7 @@
 //! share of its played moves that were multi-step against that share among its legal moves, its
 //! promotions and losses per piece at the start, and its captures per 100 moves.
 
-use super::imbalance::{start_of, GameLine, ImbalanceError};
+use super::imbalance::{logged_move, start_of, GameLine, ImbalanceError};
 use super::Kinds;
 use shogilab_engine::cell::{cell_color, TYPE_MASK};
 use shogilab_engine::{MoveList, Position, Variant};
@@ -139,13 +139,7 @@ fn replay(
     }
     let mut plies = 0;
     for (i, mv) in g.moves.split_whitespace().enumerate() {
-        let m = pos.parse_usi(mv).map_err(|source| ImbalanceError::Move {
-            setup: g.setup,
-            swap: g.swap,
-            index: i + 1,
-            mv: mv.to_string(),
-            source,
-        })?;
+        let m = logged_move(&pos, g, i, mv)?;
         count_position(kinds, &pos, acc, scratch);
         let us = pos.side_to_move();
         let mover = (!m.is_drop()).then(|| kind_at(kinds, &pos, m.from));
