@@ -137,6 +137,10 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
     let md = std::fs::read_to_string(out.join("shogi.md")).unwrap();
     assert!(md.contains("# Piece values: shogi"), "{md}");
     assert!(md.contains("## Effects on the win odds"), "{md}");
+    assert!(
+        md.contains("## How the engine used each kind") && md.contains("| multi-step: played |"),
+        "{md}"
+    );
     let log = GameLog::of_variant(&out, "shogi");
     assert_eq!(log.read_games().unwrap().len(), 6);
     // extend: two more games, the first six are kept
