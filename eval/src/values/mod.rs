@@ -38,6 +38,7 @@ pub mod trend;
 pub mod trend_gaps;
 pub mod usage;
 
+use shogilab_engine::cell::Cell;
 use shogilab_engine::variant::TYPE_MASK;
 use shogilab_engine::{Color, Position, Variant};
 
@@ -101,13 +102,18 @@ impl Kinds {
         self.names.iter().position(|n| n == name)
     }
 
+    /// The kind of the piece in a board cell.
+    pub fn of_cell(&self, cell: Cell) -> usize {
+        self.of_type[(cell & TYPE_MASK) as usize]
+    }
+
     /// Per kind: pieces of `c` minus pieces of the other colour, board and hands.
     pub fn diff(&self, pos: &Position, c: Color) -> Vec<f64> {
         let mut d = vec![0.0; self.len()];
         let v = pos.variant();
         for (col, sign) in [(c, 1.0), (c.flip(), -1.0)] {
             for &sq in pos.pieces(col) {
-                d[self.of_type[(pos.cell(sq) & TYPE_MASK) as usize]] += sign;
+                d[self.of_cell(pos.cell(sq))] += sign;
             }
             for (h, &t) in v.hand_types.iter().enumerate() {
                 d[self.of_type[t as usize]] += sign * pos.hand(col, h) as f64;

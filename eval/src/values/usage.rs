@@ -14,8 +14,8 @@
 
 use super::imbalance::{logged_move, start_of, GameLine, ImbalanceError};
 use super::Kinds;
-use shogilab_engine::cell::{cell_color, TYPE_MASK};
-use shogilab_engine::{MoveList, Position, Variant};
+use shogilab_engine::cell::cell_color;
+use shogilab_engine::{Color, MoveList, Position, Variant};
 use std::sync::Arc;
 
 /// What the engine did with one kind over the sampled games.
@@ -119,10 +119,6 @@ pub fn usage(
     Ok(out)
 }
 
-fn kind_at(kinds: &Kinds, pos: &Position, sq: u16) -> usize {
-    kinds.of_type[(pos.cell(sq) & TYPE_MASK) as usize]
-}
-
 /// One game: the start's pieces, then every ply. Returns the plies replayed.
 fn replay(
     v: &Arc<Variant>,
@@ -132,9 +128,9 @@ fn replay(
     scratch: &mut MoveList,
 ) -> Result<u64, ImbalanceError> {
     let mut pos = start_of(v, g)?;
-    for c in [shogilab_engine::Color::Black, shogilab_engine::Color::White] {
+    for c in [Color::Black, Color::White] {
         for &sq in pos.pieces(c) {
-            acc[kind_at(kinds, &pos, sq)].at_start += 1;
+            acc[kinds.of_cell(pos.cell(sq))].at_start += 1;
         }
     }
     let mut plies = 0;
@@ -142,10 +138,10 @@ fn replay(
         let m = logged_move(&pos, g, i, mv)?;
         count_position(kinds, &pos, acc, scratch);
         let us = pos.side_to_move();
-        let mover = (!m.is_drop()).then(|| kind_at(kinds, &pos, m.from));
+        let mover = (!m.is_drop()).then(|| kinds.of_cell(pos.cell(m.from)));
         let undo = pos.play(m);
         for (_, cell) in undo.removed() {
-            let k = kinds.of_type[(cell & TYPE_MASK) as usize];
+            let k = kinds.of_cell(cell);
             if cell_color(cell) == us {
                 continue; // the mover burned itself: not a capture
             }
@@ -167,12 +163,12 @@ fn replay(
 /// The side to move's pieces and their legal moves, by kind.
 fn count_position(kinds: &Kinds, pos: &Position, acc: &mut [KindUsage], scratch: &mut MoveList) {
     for &sq in pos.pieces(pos.side_to_move()) {
-        acc[kind_at(kinds, pos, sq)].piece_turns += 1;
+        acc[kinds.of_cell(pos.cell(sq))].piece_turns += 1;
     }
     scratch.clear();
     pos.legal_moves(scratch);
     for m in scratch.iter().filter(|m| !m.is_drop()) {
-        let k = kind_at(kinds, pos, m.from);
+        let k = kinds.of_cell(pos.cell(m.from));
         acc[k].legal += 1;
         acc[k].legal_multi += u64::from(m.mids().next().is_some());
     }
@@ -236,12 +232,12 @@ mod tests {
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
         let lion_moves: Vec<_> =
-            list.iter().filter(|m| kind_at(&kinds, &pos, m.from) == lion).collect();
+            list.iter().filter(|m| kinds.of_cell(pos.cell(m.from)) == lion).collect();
         let multi = lion_moves.iter().filter(|m| m.mids().next().is_some()).count() as u64;
         let pawn_sq = *pos
             .pieces(shogilab_engine::Color::White)
             .iter()
-            .find(|&&q| kind_at(&kinds, &pos, q) == pawn)
+            .find(|&&q| kinds.of_cell(pos.cell(q)) == pawn)
             .unwrap();
         // igui: capture the pawn and return (not a pass, which returns over an empty square)
         let igui =
