@@ -21,6 +21,7 @@ pub mod elo;
 pub mod engine_proc;
 pub mod gauntlet;
 pub mod gauntlet_tasks;
+pub mod leaf_quiescence;
 pub mod logistic;
 pub mod r#match;
 pub mod match_tasks;

@@ -156,6 +156,11 @@ impl<E: Evaluation> AlphaBeta<E> {
         }
     }
 
+    /// What the engine knows about positions.
+    pub fn evaluation(&self) -> &E {
+        &self.evaluation
+    }
+
     pub fn options(&self) -> &SearchOptions {
         &self.opts
     }
@@ -208,6 +213,23 @@ impl<E: Evaluation> AlphaBeta<E> {
             }
         }
         Some(best)
+    }
+
+    /// The quiescence score of `pos` for the side to move (the static evaluation when the
+    /// engine has no quiescence search, or when `max_nodes` runs out first); the position is
+    /// left as it was.
+    pub fn quiescence(&mut self, pos: &mut Position, max_nodes: u64) -> i32 {
+        let Some(moves) = self.opts.quiescence else {
+            return self.evaluation.eval(pos);
+        };
+        self.nodes = 0;
+        self.aborted = false;
+        self.limits = NodeLimits { hard: max_nodes, ..NodeLimits::default() };
+        let s = self.node(pos, Node::Quiet(QDEPTH, moves), -INF, INF, 0);
+        if self.aborted {
+            return self.evaluation.eval(pos);
+        }
+        s
     }
 
     /// One pass over the root moves at `depth`: the best (move, score) of the moves completed.

@@ -6,7 +6,7 @@
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
 //! | `imbalance[:DEPTH][:each]` | the engine of `shogilab values`' imbalance games, depth 1 by default; `each`: a node budget per root move (required from depth 2) |
-//! | `mcts:EVAL[:SIMS]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS) |
+//! | `mcts:EVAL[:SIMS][:q=SCALE]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]) |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
@@ -32,6 +32,7 @@ use crate::agent::{
     RandomAgent,
 };
 use crate::alphabeta::AlphaBetaAgent;
+use crate::leaf_quiescence::QuiescenceCorrected;
 use crate::mcts_agent::{MctsAgent, MAX_SIMULATIONS};
 use crate::usi_client::{UsiAgent, UsiConfig};
 use crate::values::agent::ImbalanceAgent;
@@ -44,7 +45,7 @@ use std::sync::Arc;
 /// Help text listing the accepted specs.
 pub const AGENT_SPEC_HELP: &str = "random | greedy | alphabeta[:DEPTH][:noq] | \
 imbalance[:DEPTH][:each] | \
-mcts:EVAL[:SIMS] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
+mcts:EVAL[:SIMS][:q=SCALE] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
 xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)";
 
 fn bad(spec: &str, reason: impl Into<String>) -> AgentError {
@@ -255,7 +256,7 @@ fn imbalance(
     Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
 }
 
-/// `mcts:EVAL[:SIMS]`.
+/// `mcts:EVAL[:SIMS][:q=SCALE]`.
 fn mcts(
     spec: &str,
     rest: Option<&str>,
@@ -263,7 +264,16 @@ fn mcts(
     seed: u64,
     extra: ExtraEvaluators<'_>,
 ) -> Result<Box<dyn Agent>, AgentError> {
-    let rest = rest.ok_or_else(|| bad(spec, "expected mcts:EVAL[:SIMS]"))?;
+    let rest = rest.ok_or_else(|| bad(spec, "expected mcts:EVAL[:SIMS][:q=SCALE]"))?;
+    let (rest, q_scale) = match rest.rsplit_once(':') {
+        Some((e, q)) if q.starts_with("q=") => {
+            (e, Some(parse_num::<f64>(spec, "quiescence scale", &q[2..])?))
+        }
+        _ => (rest, None),
+    };
+    if let Some(k) = q_scale.filter(|k| !(k.is_finite() && *k > 0.0)) {
+        return Err(bad(spec, format!("quiescence scale {k} must be a positive number")));
+    }
     let (ev, sims) = match rest.rsplit_once(':') {
         Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() => {
             (e, Some(parse_num::<u32>(spec, "simulations", n)?))
@@ -273,7 +283,10 @@ fn mcts(
     if let Some(n) = sims.filter(|n| !(1..=MAX_SIMULATIONS).contains(n)) {
         return Err(bad(spec, format!("simulations {n} must be 1..{MAX_SIMULATIONS}")));
     }
-    let evaluator = mcts_evaluator(spec, ev, variant, extra)?;
+    let mut evaluator = mcts_evaluator(spec, ev, variant, extra)?;
+    if let Some(k) = q_scale {
+        evaluator = Arc::new(QuiescenceCorrected::new(evaluator, variant, k));
+    }
     let agent = match sims {
         Some(n) => MctsAgent::new(evaluator, n, seed),
         None => MctsAgent::timed(evaluator, seed),
@@ -341,8 +354,16 @@ mod tests {
     fn specs() {
         let v = Variant::builtin("shogi").unwrap();
         let none = |_: &str| None;
-        for s in ["random", "greedy", "alphabeta:3", "alphabeta", "mcts:uniform:8", "mcts:material"]
-        {
+        for s in [
+            "random",
+            "greedy",
+            "alphabeta:3",
+            "alphabeta",
+            "mcts:uniform:8",
+            "mcts:material",
+            "mcts:material:8:q=2812",
+            "mcts:uniform:q=300.5",
+        ] {
             assert!(parse_agent_spec(s, &v, 1, &none).is_ok(), "{s}");
         }
         assert_eq!(parse_agent_spec("alphabeta:3", &v, 1, &none).unwrap().name(), "alphabeta:3");
@@ -358,6 +379,8 @@ mod tests {
         }
         for s in
             ["rand", "alphabeta:x", "mcts", "mcts:net:4", "usi:", "xboard:/x|foo=1", "random:1"]
+                .into_iter()
+                .chain(["mcts:material:q=0", "mcts:material:q=x", "mcts:material:q=-5"])
         {
             let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
             assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");

@@ -7,13 +7,14 @@
 use shogilab_engine::{Game, Position, Variant};
 use shogilab_eval::agent::Limits;
 use shogilab_eval::alphabeta::AlphaBetaAgent;
+/// The value of a score under scale `k` (shared with the MCTS agent's leaf correction).
+pub use shogilab_eval::leaf_quiescence::squash;
+use shogilab_eval::leaf_quiescence::DECIDED;
 use shogilab_selfplay::PieceValues;
 use std::sync::Arc;
 
 /// Nodes of one labelling search at most (bounds the time of a quiescence explosion).
 pub const NODE_LIMIT: u64 = 20_000;
-/// Scores at or beyond this are won or lost positions (the search's mate scores).
-const DECIDED: i32 = 1_000_000;
 
 /// One searcher per thread.
 pub struct Labeller {
@@ -33,14 +34,6 @@ impl Labeller {
         let game = Game::new(pos.clone());
         self.agent.search(&game, &self.limits).ok().map(|(_, s)| s)
     }
-}
-
-/// The value of a score under scale `k`.
-pub fn squash(score: i32, k: f64) -> f32 {
-    if score.abs() >= DECIDED {
-        return score.signum() as f32;
-    }
-    (score as f64 / (2.0 * k)).tanh() as f32
 }
 
 /// Negative log-likelihood of decisive results (`y` = ±1) under scale `k`.

@@ -15,7 +15,7 @@ use std::sync::Arc;
 pub struct UsiArgs {
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// Agent to serve: random, greedy, alphabeta[:DEPTH], mcts:EVAL[:SIMS], usi:PATH, xboard:PATH.
+    /// Agent to serve: random, greedy, alphabeta[:DEPTH], mcts:EVAL[:SIMS][:q=SCALE], usi:PATH, xboard:PATH.
     #[arg(long, default_value = "alphabeta:3")]
     pub agent: String,
     /// Seed of the agent's random choices.
@@ -28,7 +28,7 @@ pub struct XBoardArgs {
     /// Variant until the GUI sends `variant`: chu, tenjiku, shogi, or a TOML spec.
     #[arg(long, short = 'v', default_value = "chu")]
     pub variant: String,
-    /// Agent to serve: random, greedy, alphabeta[:DEPTH], mcts:EVAL[:SIMS], usi:PATH, xboard:PATH.
+    /// Agent to serve: random, greedy, alphabeta[:DEPTH], mcts:EVAL[:SIMS][:q=SCALE], usi:PATH, xboard:PATH.
     #[arg(long, default_value = "alphabeta:2")]
     pub agent: String,
     /// Seed of the agent's random choices.
