@@ -1,8 +1,9 @@
 //! `shogilab teacher` through the binary: a small imbalance log (played here by `shogilab
 //! values`) becomes positions in the self-play schema whose policy moves are the logged moves
 //! and whose results are the games' results; a rerun keeps complete shards, other settings are
-//! refused naming the setting, another variant's log is refused naming the game, and the
-//! export trains a network with held-out figures.
+//! refused naming the setting, another variant's log or a bad value scale is refused naming it,
+//! a given value scale replaces the fitted one, and the export trains a network with held-out
+//! figures.
 
 mod common;
 
@@ -114,6 +115,20 @@ fn another_variants_log_or_no_log_is_refused_naming_it() {
     assert!(!ok && text.contains("game 0") && text.contains(s(&log)), "{text}");
     assert!(!text.contains("panicked"), "{text}");
     assert!(!out.join("positions-00000.parquet").exists(), "nothing written for a bad log");
+    // a value scale must be positive, and needs a value search
+    for (scale, depth, says) in [("0", "1", "positive"), ("300", "0", "--value-depth 1")] {
+        let args = ["teacher", "-v", "shogi", "--log", s(&log), "--out", s(&out)];
+        let extra = ["--value-scale", scale, "--value-depth", depth];
+        let (ok, text) = shogilab(&[&args[..], &extra[..]].concat());
+        assert!(!ok && text.contains("--value-scale") && text.contains(says), "{text}");
+        assert!(!out.join("teacher.toml").exists(), "nothing written for a bad scale");
+    }
+    let args = ["teacher", "-v", "shogi", "--log", s(&log), "--out", s(&out), "--value-scale"];
+    let (ok, text) = shogilab(&[&args[..], &["750"]].concat());
+    assert!(ok && text.contains("logistic scale 750.0 (given)"), "{text}");
+    let saved = std::fs::read_to_string(out.join("teacher.toml")).expect("settings saved");
+    assert!(saved.contains("value_scale = 750.0"), "{saved}");
+    std::fs::remove_dir_all(&out).ok();
     let missing = root.join("nothing-here");
     let (ok, text) = shogilab(&["teacher", "-v", "shogi", "--log", s(&missing), "--out", s(&out)]);
     assert!(!ok && text.contains(s(&missing)), "{text}");
@@ -151,6 +166,8 @@ fn a_pipeline_starts_from_the_teacher_and_draws_its_curve() {
         teacher_log.as_str(),
         "teacher.steps=3",
         "teacher.every=2",
+        // six games are too few to fit the scale (refused: the fit runs to its bound)
+        "teacher.value_scale=500.0",
         "selfplay.max_plies=30",
         "preset=\"tiny\"",
         "steps=3",

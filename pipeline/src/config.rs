@@ -104,6 +104,9 @@ pub struct TeacherConfig {
     /// Depth of the alpha-beta search that labels the positions' values (0: the values repeat
     /// the games' results).
     pub value_depth: u32,
+    /// Logistic scale (centipawns) of those search scores; 0: fitted to the results of the
+    /// log's first 500 games (`shogilab teacher --value-scale`).
+    pub value_scale: f64,
     /// A network already trained on teacher data (`.ot` with its `.json`), taken as
     /// generation 0 instead of training one on `log` (empty: train it).
     pub network: String,
@@ -119,6 +122,7 @@ impl Default for TeacherConfig {
             every: 4,
             steps: 0,
             value_depth: 1,
+            value_scale: 0.0,
             network: String::new(),
             network_cpu_hours: 0.0,
         }

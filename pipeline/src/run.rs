@@ -233,6 +233,7 @@ fn teacher_stage(
             games_per_shard: 500,
             seed: cfg.seed,
             value_depth: cfg.teacher.value_depth,
+            value_scale: (cfg.teacher.value_scale != 0.0).then_some(cfg.teacher.value_scale),
         };
         let t0 = Instant::now();
         run_teacher(v, &export)?;

@@ -11,8 +11,9 @@
 //! * `result`: the game's result for the side to move;
 //! * `root_value`: with `value_depth` D > 0, the score of an alpha-beta search of depth D (plus
 //!   quiescence, the `alphabeta` agent's piece values) squashed by a logistic scale fitted to the
-//!   results of the first shard's games ([`crate::teacher_value`]); with D = 0 it repeats the
-//!   result (the log keeps no search score);
+//!   results of the first shard's games ([`crate::teacher_value`]; a fit that finds no link
+//!   between the scores and the results is refused) or given (`value_scale`); with D = 0 it
+//!   repeats the result (the log keeps no search score);
 //! * `visits` and `simulations` 0, `generation` 0, `model_id` `teacher:<engine id>`,
 //!   `game_id` `0-<row of the game in the log>`, `seed` the game's seed.
 //!
@@ -22,7 +23,7 @@
 
 use crate::error::PipelineError;
 use crate::settings::{diff_tables, read_table, to_table};
-use crate::teacher_value::{fit_scale, squash, Labeller};
+use crate::teacher_value::{fitted_scale, squash, Labeller, ScaleFit, MAX_SCALE};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -50,6 +51,8 @@ pub struct TeacherJob {
     pub seed: u64,
     /// Depth of the search that labels the values (0: the values repeat the results).
     pub value_depth: u32,
+    /// The logistic scale of the search scores; `None`: fitted to the first shard's results.
+    pub value_scale: Option<f64>,
 }
 
 /// What an export wrote.
@@ -76,7 +79,7 @@ struct TeacherRecord<'a> {
     games_per_shard: u64,
     seed: u64,
     value_depth: u32,
-    /// Fitted from the first shard (the same on every run of the same settings).
+    /// Given, or fitted from the first shard (the same on every run of the same settings).
     value_scale: Option<f64>,
 }
 
@@ -86,7 +89,17 @@ fn check_job(job: &TeacherJob) -> Result<(), PipelineError> {
             "--every and --games-per-shard must be at least 1".into(),
         ));
     }
-    Ok(())
+    match job.value_scale {
+        Some(k) if !(k.is_finite() && k > 0.0) => Err(PipelineError::Empty(format!(
+            "--value-scale {k}: the scale must be a positive number of centipawns"
+        ))),
+        Some(_) if job.value_depth == 0 => Err(PipelineError::Empty(
+            "--value-scale needs --value-depth 1 or more (with depth 0 the values are the \
+             results)"
+                .into(),
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn save_settings(v: &Variant, job: &TeacherJob, scale: Option<f64>) -> Result<(), PipelineError> {
@@ -197,10 +210,14 @@ fn replay_all(
         .collect()
 }
 
-/// The scale that turns the first shard's scores into values (`None` without value search).
+/// The scale that turns the first shard's scores into values (`None` without value search):
+/// the job's own, or fitted to the first shard's decisive results.
 fn value_scale(job: &TeacherJob, first: &[Replayed]) -> Result<Option<f64>, PipelineError> {
     if job.value_depth == 0 {
         return Ok(None);
+    }
+    if let Some(k) = job.value_scale {
+        return Ok(Some(k));
     }
     let pairs: Vec<(i32, i8)> = first
         .iter()
@@ -212,11 +229,21 @@ fn value_scale(job: &TeacherJob, first: &[Replayed]) -> Result<Option<f64>, Pipe
                 .filter_map(|(p, s)| s.map(|s| (s, r.record.result_for(p.side))))
         })
         .collect();
-    fit_scale(&pairs).map(Some).ok_or_else(|| {
-        PipelineError::Empty(format!(
-            "{}: too few decisive games in the first shard to fit the value scale",
-            job.log.display()
-        ))
+    let log = job.log.display();
+    fitted_scale(&pairs).map(Some).map_err(|e| {
+        PipelineError::Empty(match e {
+            ScaleFit::TooFew(n) => format!(
+                "{log}: too few decisive games in the first shard to fit the value scale ({n} \
+                 positions of decisive games; at least 10)"
+            ),
+            ScaleFit::NoSignal(n) => format!(
+                "{log}: the depth-{} search scores do not predict the results of the first \
+                 shard's {n} positions of decisive games (the fitted scale runs to its bound, \
+                 {MAX_SCALE:.0}, and every value would be about 0): use --value-depth 0 (the \
+                 values repeat the results) or --value-scale K (a scale fitted elsewhere)",
+                job.value_depth
+            ),
+        })
     })
 }
 

@@ -13,6 +13,20 @@ use shogilab_eval::leaf_quiescence::DECIDED;
 use shogilab_selfplay::PieceValues;
 use std::sync::Arc;
 
+/// The largest scale the fit considers: a fit that runs to it found no link between the scores
+/// and the results (every value would be about 0).
+pub const MAX_SCALE: f64 = 1e6;
+
+/// Why no scale could be fitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScaleFit {
+    /// Fewer than 10 positions of decisive games (their count).
+    TooFew(usize),
+    /// The scores do not predict the results of these many decisive positions: the fit runs
+    /// to [`MAX_SCALE`].
+    NoSignal(usize),
+}
+
 /// Nodes of one labelling search at most (bounds the time of a quiescence explosion).
 pub const NODE_LIMIT: u64 = 20_000;
 
@@ -50,7 +64,7 @@ pub fn fit_scale(pairs: &[(i32, i8)]) -> Option<f64> {
         return None;
     }
     let f = |lk: f64| nll(&usable, lk.exp());
-    let (mut a, mut b) = (0f64, 1e6f64.ln());
+    let (mut a, mut b) = (0f64, MAX_SCALE.ln());
     let g = (5f64.sqrt() - 1.0) / 2.0;
     for _ in 0..100 {
         let (c, d) = (b - g * (b - a), a + g * (b - a));
@@ -61,6 +75,17 @@ pub fn fit_scale(pairs: &[(i32, i8)]) -> Option<f64> {
         }
     }
     Some(((a + b) / 2.0).exp())
+}
+
+/// [`fit_scale`], refusing a fit without enough decisive positions or one that runs to
+/// [`MAX_SCALE`] (scores that say nothing about the results).
+pub fn fitted_scale(pairs: &[(i32, i8)]) -> Result<f64, ScaleFit> {
+    let decisive = pairs.iter().filter(|&&(s, y)| y != 0 && s.abs() < DECIDED).count();
+    match fit_scale(pairs) {
+        None => Err(ScaleFit::TooFew(decisive)),
+        Some(k) if k >= 0.99 * MAX_SCALE => Err(ScaleFit::NoSignal(decisive)),
+        Some(k) => Ok(k),
+    }
 }
 
 #[cfg(test)]
@@ -82,6 +107,11 @@ mod tests {
         let k = fit_scale(&pairs).expect("enough pairs");
         assert!((k - 300.0).abs() < 30.0, "fitted {k}");
         assert!(fit_scale(&pairs[..5]).is_none());
+        assert_eq!(fitted_scale(&pairs[..5]), Err(ScaleFit::TooFew(5)));
+        assert!((fitted_scale(&pairs).expect("a signal") - k).abs() < 1e-9);
+        // results that go against the scores: the fit runs to its bound and is refused
+        let against: Vec<(i32, i8)> = pairs.iter().map(|&(s, y)| (s, -y)).collect();
+        assert_eq!(fitted_scale(&against), Err(ScaleFit::NoSignal(against.len())));
         assert_eq!(squash(DECIDED, k), 1.0);
         assert!((squash(300, 150.0) - 1f32.tanh()).abs() < 1e-6);
     }

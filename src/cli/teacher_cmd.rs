@@ -34,6 +34,10 @@ pub struct TeacherArgs {
     /// to the results, is each position's root_value; 0: root_value repeats the result.
     #[arg(long, default_value_t = 1)]
     pub value_depth: u32,
+    /// Logistic scale (centipawns) of the search scores instead of the one fitted to the first
+    /// shard's results: for logs whose results the scores cannot predict (mostly draws).
+    #[arg(long)]
+    pub value_scale: Option<f64>,
 }
 
 pub fn run(a: TeacherArgs) -> Result<()> {
@@ -46,6 +50,7 @@ pub fn run(a: TeacherArgs) -> Result<()> {
         games_per_shard: a.games_per_shard,
         seed: a.seed,
         value_depth: a.value_depth,
+        value_scale: a.value_scale,
     };
     let s = run_teacher(&v, &job)?;
     println!(
@@ -60,8 +65,9 @@ pub fn run(a: TeacherArgs) -> Result<()> {
     );
     if let Some(k) = s.value_scale {
         println!(
-            "values: depth-{} search scores, logistic scale {k:.1} (fitted on the first shard)",
-            job.value_depth
+            "values: depth-{} search scores, logistic scale {k:.1} ({})",
+            job.value_depth,
+            if job.value_scale.is_some() { "given" } else { "fitted on the first shard" }
         );
     }
     Ok(())
