@@ -1,9 +1,10 @@
 #!/bin/bash
 # Run from the repository root: bench/cluster/scaling.sh > bench/cluster/scaling-result.txt
-# games/hour of the chu values job (depth 1, 300 games, seed 11): one process with 1 and 2 threads,
-# and the Ray launcher with 1 and 2 worker CPUs (8 tasks), interleaved, twice, on this 2-core
+# games/hour of the chu values job (depth 1, 300 games by default, seed 11): one process with 1
+# and 2 threads, and the Ray launcher with 1 and 2 worker CPUs (8 tasks), interleaved, twice, on this 2-core
 # machine with nothing else running. Prints one line per run. REPS="3" runs other repetitions
-# (default "1 2").
+# (default "1 2"); GAMES=1200 a longer job (default 300), over which Ray's fixed cost per job
+# (its workers' start, bench/cluster/overhead.sh) weighs less.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/env.sh
@@ -11,7 +12,7 @@ export RAY_AUTH_MODE=disabled RAY_USAGE_STATS_ENABLED=0 RAY_ENABLE_WINDOWS_OR_OS
 B=$PWD/target/release/shogilab
 PY=$SHOGILAB_CACHE/cluster-venv/bin/python
 D=$(mktemp -d "${TMPDIR:-/tmp}/shogilab-scaling.XXXXXX")
-ARGS="-v chu --games 300 --seed 11 --bootstrap 20"
+ARGS="-v chu --games ${GAMES:-300} --seed 11 --bootstrap 20"
 REPS=${REPS:-1 2}
 for rep in $REPS; do
   for n in 1 2; do

@@ -1,7 +1,7 @@
 """Pool the matches of the chu network at 300 ms a move against one opponent (the folders beside
 this file whose names start with the argument: `material-300` or `hachu-sd2`; each holds a
 match's match.json and games.txt) with the formula of `shogilab match`
-(eval::elo::score_summary) and print the pooled row, then each match."""
+(eval::elo::score_summary) and print the pooled row, the same over the board (forfeits left out), then each match."""
 import glob, json, math, os, sys
 Z95 = 1.959963984540054
 W = D = L = FW = FL = 0
@@ -21,8 +21,15 @@ def mv(w, d, l):
     return sa, (w * (1 - sa) ** 2 + d * (0.5 - sa) ** 2 + l * sa ** 2) / k
 sa, var = mv(W + 1, D, L + 1)
 se = math.sqrt(var / n)
-lo, hi = max(0, sa - Z95 * se), min(1, sa + Z95 * se)
+lo, hi = max(0.0, sa - Z95 * se), min(1.0, sa + Z95 * se)
 elo = lambda x: -400 * math.log10(1 / x - 1) if 0 < x < 1 else (math.inf if x >= 1 else -math.inf)
 print(f"games {n}: +{W} ({FW} by forfeit) ={D} -{L} ({FL} by forfeit), score {s:.3} [{lo:.3}, {hi:.3}], Elo {elo(s):+.0f} [{elo(lo):+.0f}, {elo(hi):+.0f}], nodes per move " + " / ".join(f"{x / k:.0f}" if k else "-" for x, k in zip(sims, moves)))
+# the same without the games decided by a forfeit (over the board)
+w, l = W - FW, L - FL
+k = w + D + l
+if k:
+    sb, vb = mv(w + 1, D, l + 1)
+    seb = math.sqrt(vb / k)
+    print(f"over the board {k}: +{w} ={D} -{l}, score {(w + D / 2) / k:.3} [{max(0.0, sb - Z95 * seb):.3}, {min(1.0, sb + Z95 * seb):.3}]")
 for p in parts:
     print(p)
