@@ -11,13 +11,13 @@
 //! network's value; the policy is the network's.
 
 use crate::alphabeta::Material;
-use crate::search::{AlphaBeta, Evaluation, QuiescenceMoves, SearchOptions};
+use crate::search::{AlphaBeta, Evaluation, QuiescenceMoves, SearchOptions, MATE};
 use shogilab_engine::Variant;
 use shogilab_selfplay::{EvalOutput, EvalRequest, Evaluator, PieceValues};
 use std::sync::{Arc, Mutex};
 
 /// Scores at or beyond this are won or lost positions (the search's mate scores).
-pub const DECIDED: i32 = 1_000_000;
+pub const DECIDED: i32 = MATE;
 /// Nodes of one leaf's capture search at most (beyond: the static score, no correction).
 pub const LEAF_NODES: u64 = 4_000;
 

@@ -265,12 +265,11 @@ fn mcts(
     extra: ExtraEvaluators<'_>,
 ) -> Result<Box<dyn Agent>, AgentError> {
     let rest = rest.ok_or_else(|| bad(spec, "expected mcts:EVAL[:SIMS][:q=SCALE]"))?;
-    let (rest, q_scale) = match rest.rsplit_once(':') {
-        Some((e, q)) if q.starts_with("q=") => {
-            (e, Some(parse_num::<f64>(spec, "quiescence scale", &q[2..])?))
-        }
-        _ => (rest, None),
-    };
+    let (rest, q_scale) =
+        match rest.rsplit_once(':').and_then(|(e, q)| Some((e, q.strip_prefix("q=")?))) {
+            Some((e, q)) => (e, Some(parse_num::<f64>(spec, "quiescence scale", q)?)),
+            None => (rest, None),
+        };
     if let Some(k) = q_scale.filter(|k| !(k.is_finite() && *k > 0.0)) {
         return Err(bad(spec, format!("quiescence scale {k} must be a positive number")));
     }

@@ -55,15 +55,23 @@ fn nll(pairs: &[(i32, i8)], k: f64) -> f64 {
     pairs.iter().map(|&(s, y)| (-(y as f64) * s as f64 / k).exp().ln_1p()).sum()
 }
 
+/// The pairs a fit uses: decisive results whose score does not already decide the game.
+fn usable(pairs: &[(i32, i8)]) -> Vec<(i32, i8)> {
+    pairs.iter().copied().filter(|&(s, y)| y != 0 && s.abs() < DECIDED).collect()
+}
+
 /// The scale that best predicts the decisive results from the scores (golden-section search
 /// over log k in [1, 10^6]); `None` with fewer than 10 decisive, undecided-by-score pairs.
 pub fn fit_scale(pairs: &[(i32, i8)]) -> Option<f64> {
-    let usable: Vec<(i32, i8)> =
-        pairs.iter().copied().filter(|&(s, y)| y != 0 && s.abs() < DECIDED).collect();
+    fit_usable(&usable(pairs))
+}
+
+/// [`fit_scale`] over pairs already filtered by [`usable`].
+fn fit_usable(usable: &[(i32, i8)]) -> Option<f64> {
     if usable.len() < 10 {
         return None;
     }
-    let f = |lk: f64| nll(&usable, lk.exp());
+    let f = |lk: f64| nll(usable, lk.exp());
     let (mut a, mut b) = (0f64, MAX_SCALE.ln());
     let g = (5f64.sqrt() - 1.0) / 2.0;
     for _ in 0..100 {
@@ -80,10 +88,10 @@ pub fn fit_scale(pairs: &[(i32, i8)]) -> Option<f64> {
 /// [`fit_scale`], refusing a fit without enough decisive positions or one that runs to
 /// [`MAX_SCALE`] (scores that say nothing about the results).
 pub fn fitted_scale(pairs: &[(i32, i8)]) -> Result<f64, ScaleFit> {
-    let decisive = pairs.iter().filter(|&&(s, y)| y != 0 && s.abs() < DECIDED).count();
-    match fit_scale(pairs) {
-        None => Err(ScaleFit::TooFew(decisive)),
-        Some(k) if k >= 0.99 * MAX_SCALE => Err(ScaleFit::NoSignal(decisive)),
+    let usable = usable(pairs);
+    match fit_usable(&usable) {
+        None => Err(ScaleFit::TooFew(usable.len())),
+        Some(k) if k >= 0.99 * MAX_SCALE => Err(ScaleFit::NoSignal(usable.len())),
         Some(k) => Ok(k),
     }
 }
