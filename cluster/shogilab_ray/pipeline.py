@@ -186,7 +186,8 @@ def train(opts, state, g):
         return None
     result = progress.results[0]
     return {"checkpoint": result["checkpoint"], "init": init, "data": data,
-            "host": result["host"]}
+            "host": result["host"],
+            **{k: result[k] for k in ("training", "held_out") if k in result}}
 
 
 def evaluate(opts, state, g):
@@ -221,6 +222,8 @@ def generation_summary(g, record, skipped):
         **{k: evaluation.get(k) for k in ("score", "score_ci95", "elo", "elo_ci95")},
         "games": record.get("selfplay", {}).get("games"),
         "positions": record.get("selfplay", {}).get("positions"),
+        "train_device": record.get("train", {}).get("training", {}).get("device"),
+        "held_out": record.get("train", {}).get("held_out"),
         "seconds": {s: record[s]["seconds"] for s in STAGES if s in record},
         "skipped": skipped,
     }

@@ -18,6 +18,7 @@ import ctypes
 import ctypes.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -157,11 +158,31 @@ def run_task(binary, command, args, index, count, cpus, tracker=None):
     return run_process(cmd, index, count, cpus, tracker, last_json_line, "JSON summary line")
 
 
+TRAINED = re.compile(r"^trained (\d+) steps on (\d+) positions .* on (\S+): .*\(loss ([\d.]+), "
+                     r"([\d.]+) samples/s\)$", re.M)
+HELD_OUT = re.compile(r"^held out (\d+) positions: policy loss ([\d.]+), value loss ([\d.]+), "
+                      r"policy accuracy ([\d.]+)$", re.M)
+
+
 def published_checkpoint(stdout):
-    """{"checkpoint": URL, "games": 0, "played": 0} from train's `published URL` line, or None."""
+    """{"checkpoint": URL, "games": 0, "played": 0} from train's `published URL` line, or None;
+    plus `training` (steps, positions, device, loss, samples/s of its `trained ...` line) and
+    `held_out` (positions, policy and value loss, accuracy) where train printed them."""
     urls = [line.split(None, 1)[1].strip() for line in stdout.splitlines()
             if line.startswith("published ")]
-    return {"checkpoint": urls[-1], "games": 0, "played": 0} if urls else None
+    if not urls:
+        return None
+    result = {"checkpoint": urls[-1], "games": 0, "played": 0}
+    if m := TRAINED.search(stdout):
+        steps, positions, device, loss, sps = m.groups()
+        result["training"] = {"steps": int(steps), "positions": int(positions),
+                              "device": device, "loss": float(loss),
+                              "samples_per_second": float(sps)}
+    if m := HELD_OUT.search(stdout):
+        positions, policy, value, accuracy = m.groups()
+        result["held_out"] = {"positions": int(positions), "policy_loss": float(policy),
+                              "value_loss": float(value), "policy_accuracy": float(accuracy)}
+    return result
 
 
 def run_train(binary, args, cpus, tracker=None):

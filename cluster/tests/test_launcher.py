@@ -326,6 +326,7 @@ def test_pipeline_runs_two_generations_and_a_rerun_skips_them(launch, storage, t
         assert re.fullmatch(re.escape(f"{run_url}/checkpoints/") + r"[0-9a-f]{64}\.ot", checkpoint)
         assert g["skipped"] == [] and set(g["seconds"]) == {"selfplay", "train", "eval"}
         assert g["games"] == 8 and 0 <= g["score"] <= 1
+        assert g["train_device"] == "Cpu", g  # no GPU here: the training task says where it ran
     assert len(set(checkpoints)) == 2
     assert [g["opponent"] for g in generations] == ["mcts:uniform:8", f"mcts:{checkpoints[0]}:8"]
     published = {n for n in stored(server, f"{run_url}/checkpoints") if n.endswith(".ot")}
@@ -339,6 +340,7 @@ def test_pipeline_runs_two_generations_and_a_rerun_skips_them(launch, storage, t
     state = json.loads(state_file.read_text())
     assert state["run"] == run_url
     assert [r["train"]["checkpoint"] for r in state["generations"]] == checkpoints
+    assert [r["train"]["training"]["steps"] for r in state["generations"]] == [50, 50]
     assert [r["eval"]["score"] for r in state["generations"]] == [g["score"] for g in generations]
 
     run_folder = f"/buckets/{server.bucket}/{run_url.split('/', 3)[3]}"
