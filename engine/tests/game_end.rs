@@ -1,5 +1,6 @@
 //! Game-end rules: checkmate, fourfold repetition (draw, perpetual check loses), the 27-point
-//! impasse declaration, royal capture, chu's bare king, tai's forbidden repetition.
+//! impasse declaration, royal capture, chu's bare king, tai's forbidden repetition and chu's
+//! strict repetition option.
 
 use shogilab_engine::{Color, Game, Position, Status, Termination, Variant};
 
@@ -73,6 +74,22 @@ fn tai_forbids_repeating_a_position() {
     play(&mut g, "13r13t");
     let err = g.parse_usi("13h13f").unwrap_err().to_string();
     assert!(err.contains("repeat"), "{err}");
+}
+
+#[test]
+fn chu_repetition_option_forbids_what_the_default_allows() {
+    // the go-betweens step out and back: the fourth ply would recreate the start position
+    let moves = "9h9g 9e9f 9g9h";
+    let mut lishogi = Game::new(Position::start(&Variant::builtin("chu").unwrap()));
+    play(&mut lishogi, moves);
+    assert!(lishogi.parse_usi("9f9e").is_ok(), "the default (fourfold) rule allows a repeat");
+    let strict = [("repetition".to_string(), "forbidden".to_string())];
+    let v = Variant::builtin_with("chu", &strict).unwrap();
+    let mut g = Game::new(Position::start(&v));
+    play(&mut g, moves);
+    let err = g.parse_usi("9f9e").unwrap_err().to_string();
+    assert!(err.contains("repeat"), "{err}");
+    assert!(!g.legal().iter().any(|m| g.position().move_to_usi(*m) == "9f9e"));
 }
 
 /// lishogi's own game-end cases (tests/data/outcomes/*.txt, see tests/data/SOURCES.md): each
