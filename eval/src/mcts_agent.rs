@@ -7,6 +7,10 @@
 //! ([`MctsAgent::new`], `mcts:EVAL:SIMS`) also caps a timed search, so that a name such as
 //! `mcts:net.ot:64@movetime=500` says what the agent did; without one ([`MctsAgent::timed`],
 //! `mcts:EVAL`) a timed search stops at [`MAX_SIMULATIONS`].
+//!
+//! With a leaf batch above one ([`MctsAgent::with_leaf_batch`], `mcts:EVAL:batch=K`) the search
+//! gathers up to K leaves under virtual loss and evaluates them as one batch
+//! ([`Search::gather`]), which a network on a CPU evaluates faster per leaf.
 
 use crate::agent::{Agent, AgentError, Choice, LimitSupport, Limits};
 use rand::rngs::SmallRng;
@@ -23,6 +27,8 @@ pub const DEFAULT_SIMULATIONS: u32 = 64;
 pub const MAX_SIMULATIONS: u32 = 100_000;
 /// Simulations of the first timed move before the agent knows its speed.
 const FIRST_TIMED_BUDGET: u32 = 16;
+/// The largest leaf batch (`batch=K`).
+pub const MAX_LEAF_BATCH: usize = 256;
 
 /// MCTS agent.
 pub struct MctsAgent {
@@ -37,6 +43,8 @@ pub struct MctsAgent {
     /// Simulations per second measured on the last timed move.
     rate: Option<f64>,
     last_simulations: u32,
+    /// Leaves evaluated together (1: one at a time).
+    leaf_batch: usize,
 }
 
 /// How one move is searched.
@@ -75,7 +83,14 @@ impl MctsAgent {
             out: Vec::new(),
             rate: None,
             last_simulations: 0,
+            leaf_batch: 1,
         }
+    }
+
+    /// Evaluate up to `k` leaves of the search at once (clamped to 1..=[`MAX_LEAF_BATCH`]).
+    pub fn with_leaf_batch(mut self, k: usize) -> MctsAgent {
+        self.leaf_batch = k.clamp(1, MAX_LEAF_BATCH);
+        self
     }
 
     /// Replace the display name (the spec string).
@@ -108,6 +123,9 @@ impl MctsAgent {
         plies: u32,
         deadline: Option<Instant>,
     ) -> Result<bool, AgentError> {
+        if self.leaf_batch > 1 {
+            return self.run_batched(search, plies, deadline);
+        }
         while search.advance(&mut self.rng) == Step::NeedEval {
             let req = EvalRequest {
                 pos: search.position(),
@@ -120,6 +138,33 @@ impl MctsAgent {
                 AgentError::Unsupported("the evaluator returned no output".into())
             })?;
             search.deliver(e);
+            if deadline.is_some_and(|d| Instant::now() >= d) && search.simulations_done() > 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// [`MctsAgent::run`] with up to `leaf_batch` leaves evaluated at a time.
+    fn run_batched(
+        &mut self,
+        search: &mut Search,
+        plies: u32,
+        deadline: Option<Instant>,
+    ) -> Result<bool, AgentError> {
+        while search.gather(&mut self.rng, self.leaf_batch) > 0 {
+            let requests: Vec<EvalRequest<'_>> = search
+                .gathered()
+                .map(|(pos, moves)| EvalRequest { pos, moves, repetitions: 0, plies })
+                .collect();
+            self.evaluator.evaluate(&requests, &mut self.out);
+            if self.out.len() < requests.len() {
+                return Err(AgentError::Unsupported(
+                    "the evaluator returned too few outputs".into(),
+                ));
+            }
+            drop(requests);
+            search.deliver_gathered(&self.out);
             if deadline.is_some_and(|d| Instant::now() >= d) && search.simulations_done() > 0 {
                 return Ok(false);
             }

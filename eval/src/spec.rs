@@ -6,7 +6,7 @@
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
 //! | `imbalance[:DEPTH][:each]` | the engine of `shogilab values`' imbalance games, depth 1 by default; `each`: a node budget per root move (required from depth 2) |
-//! | `mcts:EVAL[:SIMS][:q=SCALE]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]) |
+//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]) |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
@@ -33,7 +33,7 @@ use crate::agent::{
 };
 use crate::alphabeta::AlphaBetaAgent;
 use crate::leaf_quiescence::QuiescenceCorrected;
-use crate::mcts_agent::{MctsAgent, MAX_SIMULATIONS};
+use crate::mcts_agent::{MctsAgent, MAX_LEAF_BATCH, MAX_SIMULATIONS};
 use crate::usi_client::{UsiAgent, UsiConfig};
 use crate::values::agent::ImbalanceAgent;
 use crate::values::imbalance::ImbalanceConfig;
@@ -45,7 +45,7 @@ use std::sync::Arc;
 /// Help text listing the accepted specs.
 pub const AGENT_SPEC_HELP: &str = "random | greedy | alphabeta[:DEPTH][:noq] | \
 imbalance[:DEPTH][:each] | \
-mcts:EVAL[:SIMS][:q=SCALE] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
+mcts:EVAL[:SIMS][:q=SCALE][:batch=K] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
 xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)";
 
 fn bad(spec: &str, reason: impl Into<String>) -> AgentError {
@@ -256,7 +256,7 @@ fn imbalance(
     Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
 }
 
-/// `mcts:EVAL[:SIMS][:q=SCALE]`.
+/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K]`.
 fn mcts(
     spec: &str,
     rest: Option<&str>,
@@ -264,15 +264,8 @@ fn mcts(
     seed: u64,
     extra: ExtraEvaluators<'_>,
 ) -> Result<Box<dyn Agent>, AgentError> {
-    let rest = rest.ok_or_else(|| bad(spec, "expected mcts:EVAL[:SIMS][:q=SCALE]"))?;
-    let (rest, q_scale) =
-        match rest.rsplit_once(':').and_then(|(e, q)| Some((e, q.strip_prefix("q=")?))) {
-            Some((e, q)) => (e, Some(parse_num::<f64>(spec, "quiescence scale", q)?)),
-            None => (rest, None),
-        };
-    if let Some(k) = q_scale.filter(|k| !(k.is_finite() && *k > 0.0)) {
-        return Err(bad(spec, format!("quiescence scale {k} must be a positive number")));
-    }
+    let rest = rest.ok_or_else(|| bad(spec, "expected mcts:EVAL[:SIMS][:q=SCALE][:batch=K]"))?;
+    let (rest, tail) = mcts_tail(spec, rest)?;
     let (ev, sims) = match rest.rsplit_once(':') {
         Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() => {
             (e, Some(parse_num::<u32>(spec, "simulations", n)?))
@@ -283,14 +276,46 @@ fn mcts(
         return Err(bad(spec, format!("simulations {n} must be 1..{MAX_SIMULATIONS}")));
     }
     let mut evaluator = mcts_evaluator(spec, ev, variant, extra)?;
-    if let Some(k) = q_scale {
+    if let Some(k) = tail.q_scale {
         evaluator = Arc::new(QuiescenceCorrected::new(evaluator, variant, k));
     }
     let agent = match sims {
         Some(n) => MctsAgent::new(evaluator, n, seed),
         None => MctsAgent::timed(evaluator, seed),
     };
-    Ok(Box::new(agent.with_name(spec.to_string())))
+    Ok(Box::new(agent.with_leaf_batch(tail.batch).with_name(spec.to_string())))
+}
+
+/// The `:q=SCALE` and `:batch=K` settings at the end of an MCTS spec.
+struct MctsTail {
+    q_scale: Option<f64>,
+    batch: usize,
+}
+
+/// Split the trailing `q=` and `batch=` settings (any order, each at most once) off `rest`.
+fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), AgentError> {
+    let mut tail = MctsTail { q_scale: None, batch: 1 };
+    let mut batch = None;
+    while let Some((head, last)) = rest.rsplit_once(':') {
+        if let Some(q) = last.strip_prefix("q=").filter(|_| tail.q_scale.is_none()) {
+            let k = parse_num::<f64>(spec, "quiescence scale", q)?;
+            if !(k.is_finite() && k > 0.0) {
+                return Err(bad(spec, format!("quiescence scale {k} must be a positive number")));
+            }
+            tail.q_scale = Some(k);
+        } else if let Some(b) = last.strip_prefix("batch=").filter(|_| batch.is_none()) {
+            let k = parse_num::<usize>(spec, "leaf batch", b)?;
+            if !(1..=MAX_LEAF_BATCH).contains(&k) {
+                return Err(bad(spec, format!("leaf batch {k} must be 1..{MAX_LEAF_BATCH}")));
+            }
+            batch = Some(k);
+        } else {
+            break;
+        }
+        rest = head;
+    }
+    tail.batch = batch.unwrap_or(1);
+    Ok((rest, tail))
 }
 
 /// `NAME=VALUE` settings of an external engine's spec, in order.
@@ -362,6 +387,9 @@ mod tests {
             "mcts:material",
             "mcts:material:8:q=2812",
             "mcts:uniform:q=300.5",
+            "mcts:material:8:batch=8",
+            "mcts:material:batch=4:q=2812",
+            "mcts:material:q=2812:batch=4",
         ] {
             assert!(parse_agent_spec(s, &v, 1, &none).is_ok(), "{s}");
         }
@@ -380,6 +408,8 @@ mod tests {
             ["rand", "alphabeta:x", "mcts", "mcts:net:4", "usi:", "xboard:/x|foo=1", "random:1"]
                 .into_iter()
                 .chain(["mcts:material:q=0", "mcts:material:q=x", "mcts:material:q=-5"])
+                .chain(["mcts:material:batch=0", "mcts:material:batch=999", "mcts:uniform:batch=x"])
+                .chain(["mcts:material:batch=2:batch=4", "mcts:material:q=5:q=6"])
         {
             let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
             assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");

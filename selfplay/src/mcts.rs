@@ -7,6 +7,9 @@
 //! [`Search::deliver`] expands the leaf with the evaluation and backs the value up. The tree is
 //! an arena of nodes; the working position is advanced and restored with play/unplay, so a
 //! simulation does not clone positions or allocate once the buffers have grown.
+//!
+//! A single game can also evaluate several leaves at once ([`Search::gather`], module
+//! `batch`): each gathered leaf's path carries a virtual loss until its evaluation arrives.
 
 use crate::evaluator::EvalOutput;
 use crate::invalid::InvalidSetting;
@@ -14,6 +17,8 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use shogilab_engine::variant::{Color, RepetitionRule};
 use shogilab_engine::{Move, MoveList, Position};
+
+mod batch;
 
 /// Search settings.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -164,6 +169,19 @@ pub struct Search {
     path_hashes: Vec<u64>,
     /// The opponent's replies to a root move (scratch of `mark_royal_blunders`).
     replies: MoveList,
+    /// Leaf slots of [`Search::gather`] (the first `held` are waiting for their evaluation).
+    batch: Vec<batch::HeldLeaf>,
+    held: usize,
+}
+
+/// What one walk from the root ended on.
+enum Walk {
+    /// An unexpanded leaf, left on the working position (`path`, `leaf_moves`).
+    Leaf,
+    /// A decided node, whose value is backed up already.
+    Backed,
+    /// Nothing left to search.
+    Done,
 }
 
 /// The number of visits the chosen root action must already have at each simulation
@@ -247,6 +265,8 @@ impl Search {
             history: Vec::new(),
             path_hashes: Vec::with_capacity(64),
             replies: MoveList::with_capacity(256),
+            batch: Vec::new(),
+            held: 0,
         }
     }
 
@@ -288,6 +308,7 @@ impl Search {
         self.schedule.clear();
         self.sims_done = 0;
         self.pending = false;
+        self.held = 0;
         self.leaf_moves.clear();
         self.history.clear();
     }
@@ -311,72 +332,84 @@ impl Search {
 
     /// Run until a leaf needs an evaluation or the search is complete.
     pub fn advance<R: Rng>(&mut self, rng: &mut R) -> Step {
-        debug_assert!(!self.pending);
+        debug_assert!(!self.pending && self.held == 0);
         loop {
-            if !self.nodes[0].expanded {
-                // The root itself needs an evaluation first.
-                self.path.clear();
-                self.path.push(0);
-                self.leaf_moves.clear();
-                self.pos.legal_moves(&mut self.leaf_moves);
-                if let Some(v) = terminal_value(&self.pos, &self.leaf_moves) {
-                    self.nodes[0].terminal = Some(v);
-                    self.nodes[0].expanded = true;
-                    self.root_value = v;
-                    return Step::Done;
-                }
-                self.pending = true;
-                return Step::NeedEval;
-            }
-            if self.nodes[0].terminal.is_some()
-                || self.sims_done >= self.cfg.simulations
-                || self.nodes[0].num_children == 0
-            {
-                return Step::Done;
-            }
-            if self.considered.is_empty() {
-                self.prepare_root(rng);
-            }
-            // Select a path.
-            self.path.clear();
-            self.path.push(0);
-            self.path_hashes.clear();
-            self.path_hashes.push(self.pos.hash());
-            let mut node = self.select_root();
-            loop {
-                let m = self.nodes[node as usize].mv;
-                self.undo.push(self.pos.play(m));
-                self.path.push(node);
-                if let Some(v) = self.nodes[node as usize].terminal {
-                    self.backup(v);
-                    break;
-                }
-                if let Some(v) = self.repetition_value() {
-                    // The path to a node is fixed and so is the history: mark it for good.
-                    let n = &mut self.nodes[node as usize];
-                    n.terminal = Some(v);
-                    n.expanded = true;
-                    self.backup(v);
-                    break;
-                }
-                self.path_hashes.push(self.pos.hash());
-                let n = &self.nodes[node as usize];
-                if !n.expanded {
-                    self.leaf_moves.clear();
-                    self.pos.legal_moves(&mut self.leaf_moves);
-                    if let Some(v) = terminal_value(&self.pos, &self.leaf_moves) {
-                        let n = &mut self.nodes[node as usize];
-                        n.terminal = Some(v);
-                        n.expanded = true;
-                        self.backup(v);
-                        break;
-                    }
+            match self.walk(rng) {
+                Walk::Leaf => {
                     self.pending = true;
                     return Step::NeedEval;
                 }
-                node = self.select_puct(node);
+                Walk::Backed => {}
+                Walk::Done => return Step::Done,
             }
         }
+    }
+
+    /// One simulation's walk from the root: to an unexpanded leaf (left on the working
+    /// position), or to a decided node (backed up at once), or nothing when the budget is spent
+    /// (simulations done plus leaves held by [`Search::gather`]).
+    fn walk<R: Rng>(&mut self, rng: &mut R) -> Walk {
+        if !self.nodes[0].expanded {
+            // The root itself needs an evaluation first.
+            self.path.clear();
+            self.path.push(0);
+            self.leaf_moves.clear();
+            self.pos.legal_moves(&mut self.leaf_moves);
+            if let Some(v) = terminal_value(&self.pos, &self.leaf_moves) {
+                self.nodes[0].terminal = Some(v);
+                self.nodes[0].expanded = true;
+                self.root_value = v;
+                return Walk::Done;
+            }
+            return Walk::Leaf;
+        }
+        if self.nodes[0].terminal.is_some()
+            || self.sims_done + self.held as u32 >= self.cfg.simulations
+            || self.nodes[0].num_children == 0
+        {
+            return Walk::Done;
+        }
+        if self.considered.is_empty() {
+            self.prepare_root(rng);
+        }
+        self.path.clear();
+        self.path.push(0);
+        self.path_hashes.clear();
+        self.path_hashes.push(self.pos.hash());
+        let mut node = self.select_root();
+        loop {
+            let m = self.nodes[node as usize].mv;
+            self.undo.push(self.pos.play(m));
+            self.path.push(node);
+            if let Some(v) = self.nodes[node as usize].terminal {
+                self.backup(v);
+                return Walk::Backed;
+            }
+            if let Some(v) = self.repetition_value() {
+                // The path to a node is fixed and so is the history: mark it for good.
+                self.decide(node, v);
+                return Walk::Backed;
+            }
+            self.path_hashes.push(self.pos.hash());
+            if !self.nodes[node as usize].expanded {
+                self.leaf_moves.clear();
+                self.pos.legal_moves(&mut self.leaf_moves);
+                if let Some(v) = terminal_value(&self.pos, &self.leaf_moves) {
+                    self.decide(node, v);
+                    return Walk::Backed;
+                }
+                return Walk::Leaf;
+            }
+            node = self.select_puct(node);
+        }
+    }
+
+    /// Mark `node` (the end of the path) decided with value `v` and back it up.
+    fn decide(&mut self, node: u32, v: f32) {
+        let n = &mut self.nodes[node as usize];
+        n.terminal = Some(v);
+        n.expanded = true;
+        self.backup(v);
     }
 
     /// Give the evaluation of the pending leaf.
@@ -384,16 +417,7 @@ impl Search {
         debug_assert!(self.pending);
         self.pending = false;
         let leaf = *self.path.last().unwrap_or(&0);
-        let first = self.nodes.len() as u32;
-        let n = self.leaf_moves.len();
-        for (i, &m) in self.leaf_moves.iter().enumerate() {
-            let p = e.policy.get(i).copied().unwrap_or(1.0 / n as f32);
-            self.nodes.push(Node::new(m, p));
-        }
-        let node = &mut self.nodes[leaf as usize];
-        node.first_child = first;
-        node.num_children = n as u32;
-        node.expanded = true;
+        expand(&mut self.nodes, leaf, &self.leaf_moves, e);
         let v = e.value();
         if leaf == 0 {
             self.root_value = v;
@@ -404,20 +428,16 @@ impl Search {
 
     /// Back a value (for the side to move at the leaf) up the path, restoring the position.
     fn backup(&mut self, leaf_value: f32) {
-        let mut v = leaf_value;
-        // path[0] is the root; each later entry is an edge whose chooser is the opponent of
-        // the side to move below it.
-        for i in (1..self.path.len()).rev() {
-            v = -v;
-            let n = &mut self.nodes[self.path[i] as usize];
-            n.visits += 1;
-            n.value_sum += v;
-        }
-        self.nodes[0].visits += 1;
+        back_up(&mut self.nodes, &self.path, leaf_value);
+        self.sims_done += 1;
+        self.unwind();
+    }
+
+    /// Bring the working position back to the root.
+    fn unwind(&mut self) {
         while let Some(u) = self.undo.pop() {
             self.pos.unplay(&u);
         }
-        self.sims_done += 1;
     }
 
     fn children(&self, n: u32) -> std::ops::Range<usize> {
@@ -502,7 +522,8 @@ impl Search {
 
     fn select_root(&self) -> u32 {
         let range = self.children(0);
-        let target = self.schedule.get(self.sims_done as usize).copied().unwrap_or(0);
+        let next = self.sims_done as usize + self.held;
+        let target = self.schedule.get(next).copied().unwrap_or(0);
         let sq = self.completed_q();
         let mut best = NONE;
         let mut best_score = f32::MIN;
@@ -607,6 +628,34 @@ impl Search {
         };
         SearchResult { best: kids[best].mv, moves, policy, value, visits }
     }
+}
+
+/// Give `leaf` its children, one per move with the evaluation's prior.
+fn expand(nodes: &mut Vec<Node>, leaf: u32, moves: &[Move], e: &EvalOutput) {
+    let first = nodes.len() as u32;
+    let n = moves.len();
+    for (i, &m) in moves.iter().enumerate() {
+        let p = e.policy.get(i).copied().unwrap_or(1.0 / n as f32);
+        nodes.push(Node::new(m, p));
+    }
+    let node = &mut nodes[leaf as usize];
+    node.first_child = first;
+    node.num_children = n as u32;
+    node.expanded = true;
+}
+
+/// Add one visit of value `leaf_value` (for the side to move at the path's end) to every node
+/// of `path` (path[0] is the root; each later entry is an edge whose chooser is the opponent of
+/// the side to move below it).
+fn back_up(nodes: &mut [Node], path: &[u32], leaf_value: f32) {
+    let mut v = leaf_value;
+    for &i in path[1..].iter().rev() {
+        v = -v;
+        let n = &mut nodes[i as usize];
+        n.visits += 1;
+        n.value_sum += v;
+    }
+    nodes[0].visits += 1;
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ pub struct MatchArgs {
     pub variant: VariantArgs,
     /// First agent (results are from its side): random, greedy, alphabeta[:DEPTH][:noq],
     /// imbalance[:DEPTH][:each] (the engine of the piece-value games),
-    /// mcts:EVAL[:SIMS][:q=SCALE], usi:PATH[|NAME=VALUE...], xboard:PATH[|sd=N][|memory=MB]; any spec
+    /// mcts:EVAL[:SIMS][:q=SCALE][:batch=K], usi:PATH[|NAME=VALUE...], xboard:PATH[|sd=N][|memory=MB]; any spec
     /// may end in @nodes=N,movetime=MS, the agent's own limits (replacing --nodes/--movetime).
     #[arg(long = "a", value_name = "SPEC")]
     pub a: String,
