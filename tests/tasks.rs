@@ -3,7 +3,8 @@
 //! task and fits the same games and report as one process; another task count on the same log
 //! is refused and changes nothing; self-play tasks store their shards and the job without a
 //! task finds them all, equal to one process's; gauntlet tasks store their share of every
-//! pairing and merge into the games and Elo table of one process. (The same on a Ray cluster and an S3 server:
+//! pairing and merge into the games and Elo table of one process; a match records its variant
+//! options, and parts played under other options are refused. (The same on a Ray cluster and an S3 server:
 //! `scripts/test-cluster`.)
 
 mod common;
@@ -230,4 +231,32 @@ fn gauntlet_tasks_merge_into_the_table_and_games_of_one_process() {
         "2",
     ]);
     assert!(!ok && text.contains("--task-index needs --out"), "{text}");
+}
+
+fn chu_match(out: &Path, extra: &[&str]) -> (bool, String) {
+    let mut args = vec!["match", "-v", "chu", "--a", "random", "--b", "greedy", "--games", "4"];
+    args.extend(["--max-plies", "30", "--seed", "2", "--out", out.to_str().unwrap()]);
+    args.extend(extra);
+    shogilab(&args)
+}
+
+#[test]
+fn a_match_records_its_variant_options_and_refuses_parts_played_without_them() {
+    let (split, whole) = (tmp("match-options-split"), tmp("match-options-whole"));
+    let strict = ["--option", "repetition=forbidden"];
+    let (ok, text) = chu_match(&whole, &strict);
+    assert!(ok, "{text}");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(whole.join("match.json")).unwrap()).unwrap();
+    assert_eq!(record["settings"]["options"], serde_json::json!(["repetition=forbidden"]));
+    assert_eq!(record["settings"]["variant"], "chu");
+    let md = std::fs::read_to_string(whole.join("match.md")).unwrap();
+    assert!(md.starts_with("# random vs greedy (chu, option repetition=forbidden)"), "{md}");
+    // task 0 under the strict rule, task 1 under the default rule: refused, naming the part
+    let (ok, text) =
+        chu_match(&split, &[&strict[..], &["--task-index", "0", "--task-count", "2"]].concat());
+    assert!(ok, "{text}");
+    let (ok, text) = chu_match(&split, &["--task-index", "1", "--task-count", "2"]);
+    assert!(!ok && text.contains("match-00000-of-00002.json"), "{text}");
+    assert!(!split.join("match-00001-of-00002.json").exists());
 }

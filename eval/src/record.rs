@@ -139,6 +139,10 @@ pub struct MatchRecord {
     #[serde(default)]
     pub nodes_per_move: [Option<f64>; 2],
     pub sprt: Option<SprtRecord>,
+    /// The settings the command played at (variant and its options, agents, games, seed,
+    /// limits), where it recorded them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<serde_json::Value>,
 }
 
 impl MatchRecord {
@@ -180,7 +184,21 @@ impl MatchRecord {
             searched,
             nodes_per_move: nodes_per_move(searched),
             sprt,
+            settings: None,
         }
+    }
+
+    /// The record with the settings the command played at.
+    pub fn with_settings(mut self, settings: serde_json::Value) -> MatchRecord {
+        self.settings = Some(settings);
+        self
+    }
+
+    /// The variant options of the recorded settings (`NAME=VALUE`), if any.
+    pub fn variant_options(&self) -> Vec<String> {
+        let options = self.settings.as_ref().and_then(|s| s.get("options"));
+        let list = options.and_then(|o| o.as_array()).map(Vec::as_slice).unwrap_or_default();
+        list.iter().filter_map(|o| o.as_str().map(str::to_string)).collect()
     }
 
     /// A's tally, forfeits apart.
@@ -247,6 +265,12 @@ pub fn game_line(g: &GameRecord) -> String {
 fn markdown(r: &MatchRecord, variant: &str) -> String {
     let [sl, sh] = r.score_ci95;
     let [el, eh] = r.elo_ci95;
+    let options = r.variant_options();
+    let variant = if options.is_empty() {
+        variant.to_string()
+    } else {
+        format!("{variant}, option {}", options.join(", "))
+    };
     format!(
         "# {} vs {} ({variant})\n\n{}\n\n| W | D | L | score | 95% CI | Elo | 95% CI |\n\
          |---:|---:|---:|---:|---|---:|---|\n\
@@ -349,6 +373,9 @@ mod tests {
             searched: [[8, 6500], [0, 0]],
             nodes_per_move: [Some(812.5), None],
             sprt: None,
+            settings: Some(
+                serde_json::json!({"variant": "chu", "options": ["repetition=forbidden"]}),
+            ),
         };
         let text = serde_json::to_string(&r).unwrap();
         assert!(text.contains(r#""elo":"inf""#) && text.contains(r#"[-115.0,"inf"]"#), "{text}");
@@ -358,5 +385,7 @@ mod tests {
         let bad = text.replace(r#""elo":"inf""#, r#""elo":"lots""#);
         let e = serde_json::from_str::<MatchRecord>(&bad).unwrap_err().to_string();
         assert!(e.contains("lots"), "{e}");
+        assert_eq!(r.variant_options(), ["repetition=forbidden"]);
+        assert!(markdown(&r, "chu").starts_with("# a vs b (chu, option repetition=forbidden)"));
     }
 }

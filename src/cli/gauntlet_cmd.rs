@@ -43,11 +43,13 @@ pub struct GauntletArgs {
 
 /// The settings that make two runs the same gauntlet (recorded in every part).
 fn settings(a: &GauntletArgs, variant: &str) -> serde_json::Value {
-    serde_json::json!({
+    let mut s = serde_json::json!({
         "variant": variant, "agents": a.agents, "games_per_pair": a.games_per_pair,
         "gauntlet": a.gauntlet, "seed": a.play.seed, "max_plies": a.play.max_plies,
         "opening_plies": a.play.opening_plies, "nodes": a.play.nodes, "movetime": a.play.movetime,
-    })
+    });
+    super::matchcmd::add_options(&mut s, &a.variant.options);
+    s
 }
 
 fn config(a: &GauntletArgs) -> GauntletConfig {

@@ -91,11 +91,21 @@ pub(super) fn print_game(g: &GameRecord, prefix: &str) {
 
 /// The settings that make two runs the same match (recorded in every task's part).
 fn match_settings(a: &MatchArgs, v: &str) -> serde_json::Value {
-    serde_json::json!({
+    let mut s = serde_json::json!({
         "variant": v, "a": a.a, "b": a.b, "games": a.games, "seed": a.play.seed,
         "max_plies": a.play.max_plies, "opening_plies": a.play.opening_plies,
         "nodes": a.play.nodes, "movetime": a.play.movetime,
-    })
+    });
+    add_options(&mut s, &a.variant.options);
+    s
+}
+
+/// Record the variant options in a run's settings (none: no key, as before options existed, so
+/// that the parts such runs stored still match).
+pub(super) fn add_options(settings: &mut serde_json::Value, options: &[String]) {
+    if !options.is_empty() {
+        settings["options"] = serde_json::json!(options);
+    }
 }
 
 pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
@@ -108,6 +118,7 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     }
     if let (Some(out), None) = (&out, task) {
         if let Some((record, games)) = match_tasks::merge(out, &settings)? {
+            let record = record.with_settings(settings.clone());
             write_match_files(out, &record, &games, &v.name)?;
             println!("{} vs {}: {} (merged task parts)", record.a, record.b, record.summary_line());
             if a.result.json {
@@ -145,7 +156,8 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     }
     println!("{}", r.describe());
     if let Some(out) = &out {
-        write_match_files(out, &MatchRecord::of(&r), &GameLines::of(&r), &v.name)?;
+        let record = MatchRecord::of(&r).with_settings(settings);
+        write_match_files(out, &record, &GameLines::of(&r), &v.name)?;
     }
     if a.result.json {
         println!("{}", match_json(&r));
