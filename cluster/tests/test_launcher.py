@@ -255,7 +255,7 @@ def wait_gone(pid, seconds):
 def test_a_task_killed_midway_is_rerun_into_the_same_games(binary, reference, storage, victim,
                                                            tmp_path):
     server, url, env = storage
-    games, tasks = 64, 2
+    games, tasks = 128, 2
     args = [*VALUES, "--games", str(games)]
     cmd = launcher_command(binary, "values",
                            [*args, "--log", url, "--out", str(tmp_path / "report")], tasks=tasks)
@@ -267,7 +267,9 @@ def test_a_task_killed_midway_is_rerun_into_the_same_games(binary, reference, st
             pid = task_process(url, 1)
             time.sleep(0.05)
         assert pid is not None, "task 1 never ran (or ended before it could be killed)"
-        time.sleep(0.3)  # mid-task: the games have started
+        # mid-task: the games have started, and the task's start (sent to the tracker without
+        # waiting, task.run_process) has reached it even on a loaded machine
+        time.sleep(1.0)
         worker = parent_of(pid)
         assert Path(f"/proc/{worker}/cmdline").read_text().startswith("ray::"), \
             "the task's parent is not a Ray worker"
