@@ -283,19 +283,18 @@ fn mcts(
         Some(n) => MctsAgent::new(evaluator, n, seed),
         None => MctsAgent::timed(evaluator, seed),
     };
-    Ok(Box::new(agent.with_leaf_batch(tail.batch).with_name(spec.to_string())))
+    Ok(Box::new(agent.with_leaf_batch(tail.batch.unwrap_or(1)).with_name(spec.to_string())))
 }
 
 /// The `:q=SCALE` and `:batch=K` settings at the end of an MCTS spec.
 struct MctsTail {
     q_scale: Option<f64>,
-    batch: usize,
+    batch: Option<usize>,
 }
 
 /// Split the trailing `q=` and `batch=` settings (any order, each at most once) off `rest`.
 fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), AgentError> {
-    let mut tail = MctsTail { q_scale: None, batch: 1 };
-    let mut batch = None;
+    let mut tail = MctsTail { q_scale: None, batch: None };
     while let Some((head, last)) = rest.rsplit_once(':') {
         if let Some(q) = last.strip_prefix("q=").filter(|_| tail.q_scale.is_none()) {
             let k = parse_num::<f64>(spec, "quiescence scale", q)?;
@@ -303,18 +302,17 @@ fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), A
                 return Err(bad(spec, format!("quiescence scale {k} must be a positive number")));
             }
             tail.q_scale = Some(k);
-        } else if let Some(b) = last.strip_prefix("batch=").filter(|_| batch.is_none()) {
+        } else if let Some(b) = last.strip_prefix("batch=").filter(|_| tail.batch.is_none()) {
             let k = parse_num::<usize>(spec, "leaf batch", b)?;
             if !(1..=MAX_LEAF_BATCH).contains(&k) {
                 return Err(bad(spec, format!("leaf batch {k} must be 1..{MAX_LEAF_BATCH}")));
             }
-            batch = Some(k);
+            tail.batch = Some(k);
         } else {
             break;
         }
         rest = head;
     }
-    tail.batch = batch.unwrap_or(1);
     Ok((rest, tail))
 }
 
