@@ -1,12 +1,17 @@
-"""Pool the matches of the chu network at 300 ms a move against one opponent (the folders beside
-this file whose names start with the argument: `material-300` or `hachu-sd2`; each holds a
-match's match.json and games.txt) with the formula of `shogilab match`
-(eval::elo::score_summary) and print the pooled row, the same over the board (forfeits left out), then each match."""
+"""Pool the matches of a network against one opponent: the folders of FOLDER whose names start
+with PREFIX (`python3 pool.py chu-network-matches hachu-sd2`, run from reports/strength/; each
+holds a match's match.json and games.txt). Prints the pooled row with the formula of `shogilab
+match` (eval::elo::score_summary), the same over the board (forfeits left out), then each match."""
 import glob, json, math, os, sys
 Z95 = 1.959963984540054
 W = D = L = FW = FL = 0
 sims = [0, 0]; moves = [0, 0]; parts = []
-for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), sys.argv[1] + "*", "match.json"))):
+if len(sys.argv) != 3:
+    sys.exit("usage: pool.py FOLDER PREFIX")
+found = sorted(glob.glob(os.path.join(sys.argv[1], sys.argv[2] + "*", "match.json")))
+if not found:
+    sys.exit(f"no match.json in {sys.argv[1]}/{sys.argv[2]}*")
+for f in found:
     m = json.load(open(f))
     W += m["wins"]; D += m["draws"]; L += m["losses"]
     FW += m.get("forfeit_wins", 0); FL += m.get("forfeit_losses", 0)
