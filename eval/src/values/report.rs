@@ -483,6 +483,18 @@ fn pawn_column<'a>(input: &'a ReportInput) -> Option<impl Fn(usize) -> WithInter
 }
 
 /// The values table, kinds by reference value (else the primary estimate), largest first; returns that order of the kinds.
+/// Indices of `keys` from the largest down, NaN (a kind nothing measured) last: a total order,
+/// which a sort needs (a comparison that calls NaN equal to everything is not one, and the
+/// standard sort may panic on it).
+fn descending_unmeasured_last(keys: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (keys[a], keys[b]);
+        x.is_nan().cmp(&y.is_nan()).then(y.total_cmp(&x))
+    });
+    order
+}
+
 fn values_table(s: &mut String, input: &ReportInput) -> Vec<usize> {
     s.push_str(&format!(
         "\n## Values ({} = 1, 95% bootstrap intervals)\n\n",
@@ -507,14 +519,17 @@ fn values_table(s: &mut String, input: &ReportInput) -> Vec<usize> {
     s.push('\n');
     s.push_str(&rule);
     s.push('\n');
-    let mut order: Vec<usize> = (0..input.kinds.len()).collect();
-    order.sort_by(|&a, &b| {
-        let ka = (reference_at(input.reference, a), input.primary[a].estimate.value);
-        let kb = (reference_at(input.reference, b), input.primary[b].estimate.value);
-        let fa = if ka.0.is_finite() { ka.0 } else { ka.1 };
-        let fb = if kb.0.is_finite() { kb.0 } else { kb.1 };
-        fb.partial_cmp(&fa).unwrap_or(std::cmp::Ordering::Equal)
-    });
+    let keys: Vec<f64> = (0..input.kinds.len())
+        .map(|k| {
+            let r = reference_at(input.reference, k);
+            if r.is_finite() {
+                r
+            } else {
+                input.primary[k].estimate.value
+            }
+        })
+        .collect();
+    let order = descending_unmeasured_last(&keys);
     for &k in &order {
         let p = &input.primary[k];
         let e = &p.estimate;
@@ -682,6 +697,18 @@ mod tests {
         assert_eq!(num(f64::NAN), "");
         assert_eq!(num(f64::INFINITY), "inf");
         assert_eq!(csv_field("a,b"), "\"a,b\"");
+    }
+
+    #[test]
+    fn table_order_puts_unmeasured_kinds_last() {
+        // a tai report: many kinds, several without a value (NaN) among them
+        let keys: Vec<f64> =
+            (0..60).map(|i| if i % 3 == 0 { f64::NAN } else { (i * 7 % 11) as f64 }).collect();
+        let order = descending_unmeasured_last(&keys);
+        let measured = keys.iter().filter(|k| !k.is_nan()).count();
+        assert_eq!(order.len(), keys.len());
+        assert!(order[..measured].windows(2).all(|w| keys[w[0]] >= keys[w[1]]));
+        assert!(order[measured..].iter().all(|&k| keys[k].is_nan()));
     }
 
     #[test]

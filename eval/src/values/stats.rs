@@ -40,7 +40,7 @@ pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
 /// interval shows as one).
 pub fn percentile_interval(samples: &[f64]) -> (f64, f64) {
     let mut s: Vec<f64> = samples.iter().copied().filter(|v| !v.is_nan()).collect();
-    s.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    s.sort_by(f64::total_cmp);
     (quantile_sorted(&s, 0.025), quantile_sorted(&s, 0.975))
 }
 
@@ -229,7 +229,7 @@ pub fn pearson(a: &[f64], b: &[f64]) -> f64 {
 /// Ranks (1-based) with ties given their average rank.
 pub fn ranks(v: &[f64]) -> Vec<f64> {
     let mut idx: Vec<usize> = (0..v.len()).collect();
-    idx.sort_by(|&i, &j| v[i].partial_cmp(&v[j]).unwrap_or(std::cmp::Ordering::Equal));
+    idx.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
     let mut r = vec![0.0; v.len()];
     let mut i = 0;
     while i < idx.len() {
