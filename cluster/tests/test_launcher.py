@@ -126,7 +126,10 @@ def test_values_tasks_merge_into_the_one_process_result(launch, reference, stora
 @pytest.mark.parametrize("storage", ["local"], indirect=True)
 def test_values_tasks_spread_over_two_joined_nodes(launch, reference, storage, two_nodes,
                                                     tmp_path):
-    run = values_job(launch, reference, storage, tmp_path, games=16, tasks=4, address=two_nodes)
+    # 16 games a task: tasks long enough that the second node is in the head's view of the
+    # cluster before the queue empties (with 4 games a task, a loaded machine once ran them all
+    # on the head node before its view had the second)
+    run = values_job(launch, reference, storage, tmp_path, games=64, tasks=4, address=two_nodes)
     assert run.summary["nodes"] == 2, "the tasks did not run on both nodes of the cluster"
 
 
