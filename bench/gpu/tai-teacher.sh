@@ -10,7 +10,7 @@
 #      measured by a 100-step probe lets finish in the budget (at most MAX_STEPS).
 #
 # Usage: bench/gpu/tai-teacher.sh BINARY OUTDIR LOG [BUDGET_SECONDS]
-# Env: GEN_MINUTES (default 3; 0: none), EVERY (default 3), MAX_STEPS (default 6000), VALUE_SCALE (default: fitted), TORCH_LIB and
+# Env: GEN_MINUTES (default 3; 0: none), EVERY (default 3), VALUE_MIX (default 0.5), MAX_STEPS (default 6000), VALUE_SCALE (default: fitted), TORCH_LIB and
 #      SHOGILAB_GPU_DRY as in lib.sh.
 # Out: OUTDIR/log.txt, OUTDIR/tai-teacher.{ot,json,csv} (the network, its metadata, its losses),
 #      OUTDIR/games/ (the log's parts played here).
@@ -26,14 +26,14 @@ scale=()
 [ -n "${VALUE_SCALE:-}" ] && scale=(--value-scale "$VALUE_SCALE")
 
 recipe=(--preset small --batch-size 256 --learning-rate 0.002 --lr-schedule cosine
-    --warmup-steps 500 --value-mix 0.5)
+    --warmup-steps 500 --value-mix "${VALUE_MIX:-0.5}")
 [ "$dry" = 1 ] && recipe=(--preset small --batch-size 16 --learning-rate 0.002 --value-mix 0.5)
 
 games=$scratch/log
 cp -r "$log_in" "$games"
 before=$(ls "$games")
 # The command that began the log (seed 901); it plays the setups the log does not hold yet.
-timed "$bin" values -v tai --out "$scratch/gen" --log "$games" --games 20000 --safe-royals \
+[ "$gen" = 0 ] || timed "$bin" values -v tai --out "$scratch/gen" --log "$games" --games 20000 --safe-royals \
     --royal-drop 0 --max-plies 1000 --part-games 100 --seed 901 --no-positions --bootstrap 20 \
     --max-minutes "$gen" || say "values exited non-zero: its fit or report (the games are stored first)"
 mkdir -p "$out/games"
