@@ -27,7 +27,7 @@ scale=()
 
 recipe=(--preset small --batch-size 256 --learning-rate 0.002 --lr-schedule cosine
     --warmup-steps 500 --value-mix "${VALUE_MIX:-0.5}")
-[ "$dry" = 1 ] && recipe=(--preset small --batch-size 16 --learning-rate 0.002 --value-mix 0.5)
+[ "$dry" = 1 ] && recipe=(--preset small --batch-size 16 --learning-rate 0.002 --value-mix "${VALUE_MIX:-0.5}")
 
 games=$scratch/log
 cp -r "$log_in" "$games"
