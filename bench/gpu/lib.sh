@@ -4,7 +4,7 @@
 #
 # Sourced with the script's arguments (BINARY OUTDIR [BUDGET_SECONDS]) after setting
 # default_budget. After: $bin (the runnable binary), $out, $budget, $dry (SHOGILAB_GPU_DRY),
-# $scratch, $log, and the functions say, elapsed, timed.
+# $scratch, $log, and the functions say, elapsed, timed, probe_rate, steps_in.
 
 usage="usage: $(basename "$0") BINARY OUTDIR [BUDGET_SECONDS]"
 bin_in=${1:?$usage}
@@ -24,6 +24,13 @@ timed() {
     say "rc=$rc in $((($(date +%s%N) - t0) / 1000000)) ms: $*"
     return $rc
 }
+
+# The samples/s of the last `train` run of $1 steps in the log (empty when none finished).
+probe_rate() {
+    grep "^trained $1 steps" "$log" | tail -1 | grep -o '[0-9]* samples/s' | cut -d' ' -f1
+}
+# Training steps of 256 positions, in hundreds, that rate $1 (samples/s) finishes in $2 seconds.
+steps_in() { echo $((${1:-0} * $2 / 256 / 100 * 100)); }
 
 scratch=$(mktemp -d)
 bin=$scratch/shogilab-full

@@ -41,9 +41,9 @@ timed "$bin" train -v tenjiku --data "$scratch/ten" --out "$scratch/tenjiku.ot" 
 # Tai: a probe for the rate, then as many steps as fit, leaving a minute for the benchmark.
 timed "$bin" train -v tai --data "$scratch/tai" --out "$scratch/tai-probe.ot" "${recipe[@]}" \
     --steps "$probe" --seed 1
-rate=$(grep "^trained $probe steps" "$log" | tail -1 | grep -o '[0-9]* samples/s' | cut -d' ' -f1)
+rate=$(probe_rate "$probe")
 left=$((budget - $(elapsed) - 105))
-steps=$((${rate:-0} * (left - 40) / 256 / 100 * 100))
+steps=$(steps_in "$rate" $((left - 40)))
 [ "$dry" = 1 ] && steps=$min_tai
 say "tai: ${rate:-?} samples/s in the probe, $left s left: $steps steps"
 if [ "$steps" -ge "$min_tai" ]; then

@@ -6,12 +6,13 @@
 #   2. the teacher export of the log, every EVERY-th position, with depth-1 search values (a
 #      logistic scale fitted to the results, or VALUE_SCALE), on all the machine's cores;
 #   3. the recipe of models/tenjiku.ot (preset small, batch 256 at 0.002, warm-up 500, one cosine,
-#      value target half result half depth-1 value, seed 1), with as many steps as the rate
-#      measured by a 100-step probe lets finish in the budget (at most MAX_STEPS).
+#      seed 1; value target VALUE_MIX of depth-1 value, the rest the result), with as many steps
+#      as the rate measured by a 100-step probe lets finish in the budget (at most MAX_STEPS).
 #
 # Usage: bench/gpu/tai-teacher.sh BINARY OUTDIR LOG [BUDGET_SECONDS]
-# Env: GEN_MINUTES (default 3; 0: none), EVERY (default 3), VALUE_MIX (default 0.5), MAX_STEPS (default 6000), VALUE_SCALE (default: fitted), TORCH_LIB and
-#      SHOGILAB_GPU_DRY as in lib.sh.
+# Env: GEN_MINUTES (default 3; 0: none), EVERY (default 3), VALUE_MIX (default 0.5),
+#      MAX_STEPS (default 6000), VALUE_SCALE (default: fitted), TORCH_LIB and SHOGILAB_GPU_DRY as
+#      in lib.sh.
 # Out: OUTDIR/log.txt, OUTDIR/tai-teacher.{ot,json,csv} (the network, its metadata, its losses),
 #      OUTDIR/games/ (the log's parts played here).
 set -uo pipefail
@@ -46,9 +47,9 @@ timed "$bin" teacher -v tai --log "$games" --out "$scratch/data" --every "$every
 
 timed "$bin" train -v tai --data "$scratch/data" --out "$scratch/probe.ot" "${recipe[@]}" \
     --steps "$probe" --seed 1 || exit 1
-rate=$(grep "^trained $probe steps" "$log" | tail -1 | grep -o '[0-9]* samples/s' | cut -d' ' -f1)
+rate=$(probe_rate "$probe")
 left=$((budget - $(elapsed) - 30))
-steps=$((${rate:-0} * (left - 20) / 256 / 100 * 100))
+steps=$(steps_in "$rate" $((left - 20)))
 [ "$steps" -gt "$max_steps" ] && steps=$max_steps
 [ "$dry" = 1 ] && steps=$min_steps
 say "${rate:-?} samples/s in the probe, $left s left: $steps steps"

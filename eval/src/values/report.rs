@@ -482,7 +482,6 @@ fn pawn_column<'a>(input: &'a ReportInput) -> Option<impl Fn(usize) -> WithInter
     })
 }
 
-/// The values table, kinds by reference value (else the primary estimate), largest first; returns that order of the kinds.
 /// Indices of `keys` from the largest down, NaN (a kind nothing measured) last: a total order,
 /// which a sort needs (a comparison that calls NaN equal to everything is not one, and the
 /// standard sort may panic on it).
@@ -495,6 +494,7 @@ fn descending_unmeasured_last(keys: &[f64]) -> Vec<usize> {
     order
 }
 
+/// The values table, kinds by reference value (else the primary estimate), largest first; returns that order of the kinds.
 fn values_table(s: &mut String, input: &ReportInput) -> Vec<usize> {
     s.push_str(&format!(
         "\n## Values ({} = 1, 95% bootstrap intervals)\n\n",
