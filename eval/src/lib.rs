@@ -28,6 +28,7 @@ pub mod match_tasks;
 pub mod mcts_agent;
 pub mod play;
 pub mod record;
+pub mod root_screen;
 pub mod search;
 pub mod server;
 pub mod spec;

@@ -11,8 +11,14 @@
 //! With a leaf batch above one ([`MctsAgent::with_leaf_batch`], `mcts:EVAL:batch=K`) the search
 //! gathers up to K leaves under virtual loss and evaluates them as one batch
 //! ([`Search::gather`]), which a network on a CPU evaluates faster per leaf.
+//!
+//! With a root screen ([`MctsAgent::with_screen`], `mcts:EVAL:screen=DEPTH`) a material
+//! alpha-beta first keeps the root moves that hold the material at that depth
+//! ([`crate::root_screen`]), using up to [`SCREEN_SHARE`] of a move time, and the search chooses
+//! among those in the time left.
 
 use crate::agent::{Agent, AgentError, Choice, LimitSupport, Limits};
+use crate::root_screen::{RootScreen, SCREEN_SHARE};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use shogilab_engine::{Game, Move};
@@ -45,6 +51,8 @@ pub struct MctsAgent {
     last_simulations: u32,
     /// Leaves evaluated together (1: one at a time).
     leaf_batch: usize,
+    /// The tactical screen of the root moves, if any.
+    screen: Option<RootScreen>,
 }
 
 /// How one move is searched.
@@ -84,7 +92,14 @@ impl MctsAgent {
             rate: None,
             last_simulations: 0,
             leaf_batch: 1,
+            screen: None,
         }
+    }
+
+    /// Search only among the root moves that `screen` allows.
+    pub fn with_screen(mut self, screen: RootScreen) -> MctsAgent {
+        self.screen = Some(screen);
+        self
     }
 
     /// Evaluate up to `k` leaves of the search at once (clamped to 1..=[`MAX_LEAF_BATCH`]).
@@ -203,8 +218,20 @@ impl MctsAgent {
         Ok(())
     }
 
+    /// The root moves the screen allows (all: empty), searched within its share of a move time.
+    fn screened(&mut self, game: &Game, budget: Budget, t0: Instant) -> Vec<Move> {
+        let Some(screen) = &mut self.screen else { return Vec::new() };
+        let deadline = match budget {
+            Budget::Timed { time, .. } => Some(t0 + time.mul_f64(SCREEN_SHARE)),
+            Budget::Simulations(_) => None,
+        };
+        screen.allowed(game, deadline)
+    }
+
     fn search(&mut self, game: &Game, limits: &Limits) -> Result<SearchResult, AgentError> {
+        let t0 = Instant::now();
         let budget = self.budget(limits);
+        let allowed = self.screened(game, budget, t0);
         let mut search = self
             .search
             .take()
@@ -212,13 +239,16 @@ impl MctsAgent {
         search.cfg = self.cfg.clone();
         search.reset(game.position());
         search.set_history(game.position_hashes());
+        search.screen_root(&allowed);
         let plies = game.plies() as u32;
         let outcome = match budget {
             Budget::Simulations(n) => {
                 search.extend(n);
                 self.run(&mut search, plies, None).map(|_| ())
             }
-            Budget::Timed { cap, time } => self.run_timed(&mut search, plies, cap, time),
+            Budget::Timed { cap, time } => {
+                self.run_timed(&mut search, plies, cap, time.saturating_sub(t0.elapsed()))
+            }
         };
         self.last_simulations = search.simulations_done();
         let result = outcome.map(|()| search.result());

@@ -97,11 +97,15 @@ pub struct RootRules<'a> {
     /// Positions that a root move should not repeat, and what repeating one costs.
     pub seen: Option<(&'a HashSet<u64>, i32)>,
     pub jitter: Option<Jitter<'a>>,
+    /// With the root window: every root move scoring more than the best less this margin
+    /// gets an exact score ([`AlphaBeta::root_scores`]); 0: only the best move's is exact.
+    pub margin: i32,
 }
 
 impl RootRules<'_> {
-    fn noise(&self) -> i32 {
-        self.jitter.as_ref().map_or(0, |j| j.noise)
+    /// How far below the best score the root window opens.
+    fn slack(&self) -> i64 {
+        self.jitter.as_ref().map_or(0, |j| j.noise) as i64 + self.margin.max(0) as i64
     }
 
     fn penalty(&self, pos: &Position) -> i64 {
@@ -137,6 +141,11 @@ pub struct AlphaBeta<E: Evaluation> {
     lists: Vec<MoveList>,
     keyed: Vec<(E::Key, Move)>,
     scratch: MoveList,
+    /// Every root move's score in the last completed iteration, and in the one under way.
+    root_scores: Vec<(Move, i64)>,
+    iteration_scores: Vec<(Move, i64)>,
+    /// The depth of the last iteration completed (0: none).
+    completed: u32,
 }
 
 impl<E: Evaluation> AlphaBeta<E> {
@@ -153,6 +162,9 @@ impl<E: Evaluation> AlphaBeta<E> {
             aborted: false,
             keyed: Vec::with_capacity(256),
             scratch: MoveList::with_capacity(256),
+            root_scores: Vec::new(),
+            iteration_scores: Vec::new(),
+            completed: 0,
         }
     }
 
@@ -171,6 +183,19 @@ impl<E: Evaluation> AlphaBeta<E> {
         self.nodes
     }
 
+    /// Each root move with its score in the last iteration that the last
+    /// [`AlphaBeta::search`] completed (with the root rules' penalty and jitter), in search
+    /// order; empty when none completed. With the root window, a score at or below the best
+    /// less [`RootRules::margin`] (and the jitter's range) is an upper bound, the others exact.
+    pub fn root_scores(&self) -> &[(Move, i64)] {
+        &self.root_scores
+    }
+
+    /// The depth of the last iteration that the last [`AlphaBeta::search`] completed (0: none).
+    pub fn depth_completed(&self) -> u32 {
+        self.completed
+    }
+
     /// The best root move and its score (with the root rules' penalty and jitter); `None` when
     /// the game has no legal move.
     pub fn search(
@@ -186,6 +211,8 @@ impl<E: Evaluation> AlphaBeta<E> {
         self.nodes = 0;
         self.aborted = false;
         self.limits = limits;
+        self.root_scores.clear();
+        self.completed = 0;
         let mut pos = game.position().clone();
         let start = if self.opts.iterative {
             self.order(&pos, &mut order, false);
@@ -203,6 +230,8 @@ impl<E: Evaluation> AlphaBeta<E> {
             if self.aborted {
                 break;
             }
+            std::mem::swap(&mut self.root_scores, &mut self.iteration_scores);
+            self.completed = depth;
             // principal move first in the next iteration
             if let Some(i) = order.iter().position(|&m| m == best.0) {
                 let m = order.remove(i);
@@ -241,12 +270,13 @@ impl<E: Evaluation> AlphaBeta<E> {
         rules: &mut RootRules,
     ) -> Option<(Move, i64)> {
         let mut best: Option<(Move, i64)> = None;
+        self.iteration_scores.clear();
         for &m in order {
-            // a move that cannot beat the best so far even with the most favourable jitter (a
-            // repeat penalty only lowers it) is searched for a bound
+            // a move that cannot come within the margin of the best so far even with the most
+            // favourable jitter (a repeat penalty only lowers it) is searched for a bound
             let alpha = match best {
                 Some((_, b)) if self.opts.root_window => {
-                    (b - rules.noise() as i64).clamp(-INF as i64, INF as i64) as i32
+                    (b - rules.slack()).clamp(-INF as i64, INF as i64) as i32
                 }
                 _ => -INF,
             };
@@ -261,6 +291,7 @@ impl<E: Evaluation> AlphaBeta<E> {
                 break;
             }
             s += rules.draw();
+            self.iteration_scores.push((m, s));
             if best.is_none_or(|(_, b)| s > b) {
                 best = Some((m, s));
             }
@@ -389,6 +420,7 @@ mod tests {
     use crate::alphabeta::Material;
     use shogilab_engine::Variant;
     use shogilab_selfplay::PieceValues;
+    use std::collections::HashMap;
     use std::sync::Arc;
 
     /// Shogi start with a white rook left on 5f, where Black's 5g pawn takes it for nothing.
@@ -420,6 +452,29 @@ mod tests {
             assert_eq!(game.position().move_to_usi(m), "5g5f", "{depth} {iterative} {per_move}");
             // a rook's worth (mobility table) up, in centipawns
             assert!(score > 500, "{score}");
+        }
+    }
+
+    #[test]
+    fn root_scores_within_the_margin_are_exact() {
+        // reference: every root move searched with the full window
+        let (mut full, game) = engine(options(2, true, false));
+        full.search(&game, NodeLimits::default(), &mut RootRules::default()).unwrap();
+        let exact: HashMap<Move, i64> = full.root_scores().iter().copied().collect();
+        assert_eq!(exact.len(), game.legal().len());
+        assert_eq!(full.depth_completed(), 2);
+        let best = exact.values().copied().max().unwrap();
+        for margin in [0, 50, 700, 100_000] {
+            let (mut e, _) = engine(options(2, true, true));
+            let mut rules = RootRules { margin, ..RootRules::default() };
+            e.search(&game, NodeLimits::default(), &mut rules).unwrap();
+            for &(m, s) in e.root_scores() {
+                if s > best - margin as i64 {
+                    assert_eq!(s, exact[&m], "margin {margin}");
+                } else {
+                    assert!(exact[&m] <= best - margin as i64, "margin {margin}: {s}");
+                }
+            }
         }
     }
 

@@ -6,7 +6,7 @@
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
 //! | `imbalance[:DEPTH][:each]` | the engine of `shogilab values`' imbalance games, depth 1 by default; `each`: a node budget per root move (required from depth 2) |
-//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]) |
+//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP]]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]); `screen=DEPTH`: only the root moves that a material alpha-beta of that depth scores within `margin` centipawns (default 50, the pawn is 100) of its best, in half the move time ([`crate::root_screen`]) |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
@@ -34,6 +34,7 @@ use crate::agent::{
 use crate::alphabeta::AlphaBetaAgent;
 use crate::leaf_quiescence::QuiescenceCorrected;
 use crate::mcts_agent::{MctsAgent, MAX_LEAF_BATCH, MAX_SIMULATIONS};
+use crate::root_screen::{RootScreen, DEFAULT_MARGIN, MAX_SCREEN_DEPTH};
 use crate::usi_client::{UsiAgent, UsiConfig};
 use crate::values::agent::ImbalanceAgent;
 use crate::values::imbalance::ImbalanceConfig;
@@ -45,7 +46,7 @@ use std::sync::Arc;
 /// Help text listing the accepted specs.
 pub const AGENT_SPEC_HELP: &str = "random | greedy | alphabeta[:DEPTH][:noq] | \
 imbalance[:DEPTH][:each] | \
-mcts:EVAL[:SIMS][:q=SCALE][:batch=K] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
+mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP]] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
 xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)";
 
 fn bad(spec: &str, reason: impl Into<String>) -> AgentError {
@@ -256,7 +257,7 @@ fn imbalance(
     Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
 }
 
-/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K]`.
+/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP]]`.
 fn mcts(
     spec: &str,
     rest: Option<&str>,
@@ -264,7 +265,9 @@ fn mcts(
     seed: u64,
     extra: ExtraEvaluators<'_>,
 ) -> Result<Box<dyn Agent>, AgentError> {
-    let rest = rest.ok_or_else(|| bad(spec, "expected mcts:EVAL[:SIMS][:q=SCALE][:batch=K]"))?;
+    let rest = rest.ok_or_else(|| {
+        bad(spec, "expected mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP]]")
+    })?;
     let (rest, tail) = mcts_tail(spec, rest)?;
     let (ev, sims) = match rest.rsplit_once(':') {
         Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() => {
@@ -279,22 +282,33 @@ fn mcts(
     if let Some(k) = tail.q_scale {
         evaluator = Arc::new(QuiescenceCorrected::new(evaluator, variant, k));
     }
-    let agent = match sims {
+    let mut agent = match sims {
         Some(n) => MctsAgent::new(evaluator, n, seed),
         None => MctsAgent::timed(evaluator, seed),
     };
+    if let Some(depth) = tail.screen {
+        let margin = tail.margin.unwrap_or(DEFAULT_MARGIN);
+        agent = agent.with_screen(RootScreen::new(variant, depth, margin));
+    } else if tail.margin.is_some() {
+        return Err(bad(spec, "margin=CP needs screen=DEPTH"));
+    }
     Ok(Box::new(agent.with_leaf_batch(tail.batch.unwrap_or(1)).with_name(spec.to_string())))
 }
 
-/// The `:q=SCALE` and `:batch=K` settings at the end of an MCTS spec.
+/// The `:q=SCALE`, `:batch=K`, `:screen=DEPTH` and `:margin=CP` settings at the end of an MCTS
+/// spec.
+#[derive(Default)]
 struct MctsTail {
     q_scale: Option<f64>,
     batch: Option<usize>,
+    screen: Option<u32>,
+    margin: Option<i32>,
 }
 
-/// Split the trailing `q=` and `batch=` settings (any order, each at most once) off `rest`.
+/// Split the trailing `q=`, `batch=`, `screen=` and `margin=` settings (any order, each at
+/// most once) off `rest`.
 fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), AgentError> {
-    let mut tail = MctsTail { q_scale: None, batch: None };
+    let mut tail = MctsTail::default();
     while let Some((head, last)) = rest.rsplit_once(':') {
         if let Some(q) = last.strip_prefix("q=").filter(|_| tail.q_scale.is_none()) {
             let k = parse_num::<f64>(spec, "quiescence scale", q)?;
@@ -308,6 +322,18 @@ fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), A
                 return Err(bad(spec, format!("leaf batch {k} must be 1..{MAX_LEAF_BATCH}")));
             }
             tail.batch = Some(k);
+        } else if let Some(d) = last.strip_prefix("screen=").filter(|_| tail.screen.is_none()) {
+            let d = parse_num::<u32>(spec, "screen depth", d)?;
+            if !(1..=MAX_SCREEN_DEPTH).contains(&d) {
+                return Err(bad(spec, format!("screen depth {d} must be 1..{MAX_SCREEN_DEPTH}")));
+            }
+            tail.screen = Some(d);
+        } else if let Some(c) = last.strip_prefix("margin=").filter(|_| tail.margin.is_none()) {
+            let c = parse_num::<i32>(spec, "screen margin", c)?;
+            if c < 0 {
+                return Err(bad(spec, format!("screen margin {c} must be 0 or more centipawns")));
+            }
+            tail.margin = Some(c);
         } else {
             break;
         }
@@ -388,6 +414,9 @@ mod tests {
             "mcts:material:8:batch=8",
             "mcts:material:batch=4:q=2812",
             "mcts:material:q=2812:batch=4",
+            "mcts:material:screen=2",
+            "mcts:material:64:batch=8:screen=1:margin=0",
+            "mcts:material:margin=120:screen=3",
         ] {
             assert!(parse_agent_spec(s, &v, 1, &none).is_ok(), "{s}");
         }
@@ -408,6 +437,12 @@ mod tests {
                 .chain(["mcts:material:q=0", "mcts:material:q=x", "mcts:material:q=-5"])
                 .chain(["mcts:material:batch=0", "mcts:material:batch=999", "mcts:uniform:batch=x"])
                 .chain(["mcts:material:batch=2:batch=4", "mcts:material:q=5:q=6"])
+                .chain([
+                    "mcts:material:screen=0",
+                    "mcts:material:screen=9",
+                    "mcts:material:screen=x",
+                ])
+                .chain(["mcts:material:margin=50", "mcts:material:screen=2:margin=-1"])
         {
             let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
             assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");

@@ -172,6 +172,8 @@ pub struct Search {
     /// Leaf slots of [`Search::gather`] (the first `held` are waiting for their evaluation).
     batch: Vec<batch::HeldLeaf>,
     held: usize,
+    /// The root moves a screen allows ([`Search::screen_root`]); empty: all.
+    allowed: Vec<Move>,
 }
 
 /// What one walk from the root ended on.
@@ -267,6 +269,7 @@ impl Search {
             replies: MoveList::with_capacity(256),
             batch: Vec::new(),
             held: 0,
+            allowed: Vec::new(),
         }
     }
 
@@ -311,6 +314,16 @@ impl Search {
         self.held = 0;
         self.leaf_moves.clear();
         self.history.clear();
+        self.allowed.clear();
+    }
+
+    /// Allow only `allowed` at the root of this search (call after `reset`, before the first
+    /// `advance`): the other root moves count as lost, so the root samples its candidates among
+    /// the allowed ones. An outside judge of the root moves (a tactical screen) uses it; an
+    /// empty list, or one that allows no root move, allows every move.
+    pub fn screen_root(&mut self, allowed: &[Move]) {
+        self.allowed.clear();
+        self.allowed.extend_from_slice(allowed);
     }
 
     /// Root visits so far.
@@ -467,8 +480,23 @@ impl Search {
         }
     }
 
+    /// Mark the root moves that the screen ([`Search::screen_root`]) does not allow as lost,
+    /// unless it allows none of them.
+    fn mark_screened(&mut self) {
+        let range = self.children(0);
+        if !self.nodes[range.clone()].iter().any(|n| self.allowed.contains(&n.mv)) {
+            return;
+        }
+        for n in &mut self.nodes[range] {
+            if !self.allowed.contains(&n.mv) {
+                (n.terminal, n.expanded) = (Some(1.0), true);
+            }
+        }
+    }
+
     fn prepare_root<R: Rng>(&mut self, rng: &mut R) {
         self.mark_royal_blunders();
+        self.mark_screened();
         let range = self.children(0);
         self.gumbel.clear();
         for _ in range.clone() {
@@ -487,6 +515,11 @@ impl Search {
         idx.sort_by(|&a, &b| lost(a).cmp(&lost(b)).then(score(b).total_cmp(&score(a))));
         let m = (self.cfg.gumbel_k as usize).min(idx.len()).max(1);
         idx.truncate(m);
+        // a lost move is a candidate only when every move is lost
+        if idx.first().is_some_and(|&i| !lost(i)) {
+            idx.retain(|&i| !lost(i));
+        }
+        let m = idx.len();
         self.considered = idx;
         self.schedule = halving_schedule(m as u32, self.cfg.simulations);
     }
@@ -707,6 +740,39 @@ mod tests {
             }
         }
         assert!(found >= 30 && positions.len() > 3000, "{found} of {}", positions.len());
+    }
+
+    /// Search the chu start with uniform evaluations, the root screened to `allowed`; the
+    /// result's moves that got visits.
+    fn visited_under_screen(allowed: &[Move]) -> (SearchResult, Vec<Move>) {
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let root = Position::start(&v);
+        let cfg = SearchConfig { simulations: 64, gumbel_noise: false, ..SearchConfig::default() };
+        let mut search = Search::new(cfg, root.clone());
+        search.reset(&root);
+        search.screen_root(allowed);
+        let mut rng = SmallRng::seed_from_u64(7);
+        while search.advance(&mut rng) == Step::NeedEval {
+            let n = search.leaf_moves.len();
+            search.deliver(&EvalOutput { policy: vec![1.0 / n as f32; n], wdl: [0.0, 1.0, 0.0] });
+        }
+        let r = search.result();
+        let visited = r.moves.iter().zip(&r.visits).filter(|(_, &n)| n > 0).map(|(m, _)| *m);
+        let visited = visited.collect();
+        (r, visited)
+    }
+
+    #[test]
+    fn a_screened_root_searches_and_plays_only_the_allowed_moves() {
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let legal = Game::new(Position::start(&v)).legal().to_vec();
+        let allowed = [legal[3], legal[17], legal[30]];
+        let (r, visited) = visited_under_screen(&allowed);
+        assert!(allowed.contains(&r.best));
+        assert!(!visited.is_empty() && visited.iter().all(|m| allowed.contains(m)), "{visited:?}");
+        // a screen that allows no root move screens nothing: the 16 candidates are searched
+        let (_, visited) = visited_under_screen(&[Move::new(0, 0)]);
+        assert_eq!(visited.len(), 16);
     }
 
     #[test]

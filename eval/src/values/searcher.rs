@@ -146,8 +146,11 @@ impl Searcher {
         rng: &mut SmallRng,
     ) -> Option<Move> {
         let limits = NodeLimits { soft: self.budget, ..NodeLimits::default() };
-        let mut rules =
-            RootRules { seen: Some((seen, repeat_penalty)), jitter: Some(Jitter { noise, rng }) };
+        let mut rules = RootRules {
+            seen: Some((seen, repeat_penalty)),
+            jitter: Some(Jitter { noise, rng }),
+            margin: 0,
+        };
         self.search.search(game, limits, &mut rules).map(|(m, _)| m)
     }
 }

@@ -1,0 +1,154 @@
+//! A tactical screen of the root moves: the `alphabeta` agent's material search (mobility piece
+//! values, quiescence over captures) to a fixed depth, which keeps the root moves whose score
+//! comes within a margin of the best one. The MCTS agent (`mcts:EVAL:screen=DEPTH`) lets its
+//! network choose among those only ([`shogilab_selfplay::Search::screen_root`]).
+//!
+//! Why: on a CPU a network's search reaches a few hundred simulations a move, and its root
+//! samples 16 candidates by the policy. Where a variant has hundreds of legal moves (tai: about
+//! 250) the replies to most candidates are never searched, and a policy that misses a threat
+//! loses material that a depth-2 alpha-beta, tens of thousands of nodes a move, never loses.
+//! The screen gives the network what the alpha-beta sees (every reply, and the captures after
+//! it) and leaves it the judgement among the moves that hold the material.
+//!
+//! Time: with a move time the screen searches at most [`SCREEN_SHARE`] of it (iterative
+//! deepening: the last depth completed decides) and the MCTS gets the rest; with a node limit
+//! it completes its depth.
+
+use crate::alphabeta::Material;
+use crate::search::{AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions};
+use shogilab_engine::{Game, Move, Variant};
+use shogilab_selfplay::PieceValues;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The share of a move time that the screen may use.
+pub const SCREEN_SHARE: f64 = 0.5;
+/// Default margin in centipawns (the pawn, or the least mobile kind, is 100): half a pawn.
+pub const DEFAULT_MARGIN: i32 = 50;
+/// The deepest screen.
+pub const MAX_SCREEN_DEPTH: u32 = 8;
+
+/// The screen: a material alpha-beta and its margin.
+pub struct RootScreen {
+    search: AlphaBeta<Material>,
+    margin: i32,
+}
+
+impl RootScreen {
+    /// A screen searching `depth` plies (1..=[`MAX_SCREEN_DEPTH`]) with quiescence, keeping the
+    /// moves within `margin` centipawns of the best.
+    pub fn new(variant: &Arc<Variant>, depth: u32, margin: i32) -> RootScreen {
+        let opts = SearchOptions {
+            depth: depth.clamp(1, MAX_SCREEN_DEPTH),
+            max_ply: 128,
+            quiescence: Some(QuiescenceMoves::PositiveKey),
+            iterative: true,
+            root_window: true,
+            budget_per_root_move: false,
+        };
+        let material = Material(PieceValues::mobility(Arc::clone(variant)));
+        RootScreen { search: AlphaBeta::new(material, opts), margin: margin.max(0) }
+    }
+
+    /// Depth and margin, as the agent's spec gives them.
+    pub fn settings(&self) -> (u32, i32) {
+        (self.search.options().depth, self.margin)
+    }
+
+    /// Nodes of the last screen.
+    pub fn nodes(&self) -> u64 {
+        self.search.nodes()
+    }
+
+    /// The depth that the last screen completed (0: none, and nothing was screened out).
+    pub fn depth_completed(&self) -> u32 {
+        self.search.depth_completed()
+    }
+
+    /// The game's legal moves that score more than the best less the margin, at the deepest
+    /// depth completed by `deadline`; empty when the game has no legal move or no depth
+    /// completed (then nothing is screened out).
+    pub fn allowed(&mut self, game: &Game, deadline: Option<Instant>) -> Vec<Move> {
+        let limits = NodeLimits { deadline, ..NodeLimits::default() };
+        let mut rules = RootRules { margin: self.margin, ..RootRules::default() };
+        if self.search.search(game, limits, &mut rules).is_none() {
+            return Vec::new();
+        }
+        within_margin(self.search.root_scores(), self.margin)
+    }
+}
+
+/// The moves of `scores` above the best score less `margin`.
+fn within_margin(scores: &[(Move, i64)], margin: i32) -> Vec<Move> {
+    let Some(best) = scores.iter().map(|s| s.1).max() else { return Vec::new() };
+    let floor = best - margin.max(0) as i64;
+    scores.iter().filter(|s| s.1 > floor || s.1 == best).map(|s| s.0).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shogilab_engine::Position;
+
+    fn game(sfen: &str) -> Game {
+        let v = Variant::builtin("shogi").expect("shogi is built in");
+        Game::new(Position::from_sfen(&v, sfen).expect("a valid SFEN"))
+    }
+
+    #[test]
+    fn a_free_rook_is_the_only_move_that_passes() {
+        // a white rook on 5f that the 5g pawn takes for nothing
+        let g = game("lnsgkgsnl/7b1/ppppppppp/9/9/4r4/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+        let mut screen = RootScreen::new(g.position().variant(), 2, DEFAULT_MARGIN);
+        let allowed = screen.allowed(&g, None);
+        let usi: Vec<String> = allowed.iter().map(|&m| g.position().move_to_usi(m)).collect();
+        assert_eq!(usi, ["5g5f"]);
+    }
+
+    #[test]
+    fn only_the_moves_that_save_an_attacked_rook_pass() {
+        // Black's rook on 5d, attacked by the 5c pawn; it takes that pawn for free. Every move
+        // that leaves it there loses it
+        let g = game("lnsgkgsnl/1r5b1/ppppppppp/4R4/9/9/PPPPPPPPP/1B7/LNSGKGSNL b - 1");
+        let rook = g.position().variant().parse_square("5d").expect("a square");
+        let mut screen = RootScreen::new(g.position().variant(), 2, DEFAULT_MARGIN);
+        let allowed = screen.allowed(&g, None);
+        assert!(!allowed.is_empty());
+        assert!(allowed.iter().all(|m| m.from == rook), "{allowed:?}");
+        assert!(allowed.len() < g.legal().len() / 4, "{} of {}", allowed.len(), g.legal().len());
+    }
+
+    #[test]
+    fn at_the_start_nothing_hangs_and_most_moves_pass() {
+        let g = game("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+        let mut screen = RootScreen::new(g.position().variant(), 2, DEFAULT_MARGIN);
+        let allowed = screen.allowed(&g, None);
+        assert!(
+            allowed.len() * 4 >= g.legal().len() * 3,
+            "{} of {}",
+            allowed.len(),
+            g.legal().len()
+        );
+    }
+
+    #[test]
+    fn a_screen_out_of_time_screens_nothing() {
+        // tai's start has about 500 legal moves: depth 1 alone needs more nodes than the
+        // search counts before it first looks at the clock
+        let v = Variant::builtin("tai").expect("tai is built in");
+        let g = Game::new(Position::start(&v));
+        let mut screen = RootScreen::new(&v, 2, DEFAULT_MARGIN);
+        assert!(screen.allowed(&g, Some(Instant::now())).is_empty());
+        assert_eq!(screen.depth_completed(), 0);
+        assert!(screen.nodes() >= 1024, "{}", screen.nodes());
+    }
+
+    #[test]
+    fn within_margin_keeps_the_best_and_those_close_to_it() {
+        let m = |i: u16| Move::new(i, i + 1);
+        let scores = [(m(1), 0), (m(2), -60), (m(3), 120), (m(4), 80), (m(5), 70)];
+        assert_eq!(within_margin(&scores, 50), vec![m(3), m(4)]);
+        assert_eq!(within_margin(&scores, 0), vec![m(3)]);
+        assert!(within_margin(&[], 50).is_empty());
+    }
+}
