@@ -619,15 +619,23 @@ impl Search {
         let moves: Vec<Move> = kids.iter().map(|k| k.mv).collect();
         let visits: Vec<u32> = kids.iter().map(|k| k.visits).collect();
         if kids.is_empty() {
-            // a decided root: the winning capture if there is one, else no move
+            // a decided root: the winning capture if there is one (all of the policy, over
+            // every legal move), else no move
             let win = royal_capture(&self.pos, &self.leaf_moves).filter(|_| self.root_value > 0.0);
-            return SearchResult {
-                best: win.unwrap_or_default(),
-                moves: win.into_iter().collect(),
-                policy: win.map(|_| 1.0).into_iter().collect(),
-                value: self.root_value,
-                visits: win.map(|_| 0).into_iter().collect(),
+            let Some(win) = win else {
+                let value = self.root_value;
+                return SearchResult {
+                    best: Move::default(),
+                    moves: vec![],
+                    policy: vec![],
+                    value,
+                    visits: vec![],
+                };
             };
+            let moves = self.leaf_moves.to_vec();
+            let policy = moves.iter().map(|&m| if m == win { 1.0 } else { 0.0 }).collect();
+            let visits = vec![0; moves.len()];
+            return SearchResult { best: win, moves, policy, value: self.root_value, visits };
         }
         let sq = self.completed_q();
         // improved policy: softmax(logits + sigma(completed q))
@@ -787,7 +795,11 @@ mod tests {
         assert_eq!(search.advance(&mut SmallRng::seed_from_u64(1)), Step::Done);
         let r = search.result();
         assert_eq!(Some(r.best), royal_capture(game.position(), legal));
-        assert_eq!((r.moves, r.policy, r.value), (vec![r.best], vec![1.0], 1.0));
+        // the policy covers every legal move (the dataset's schema), all of it on the capture
+        assert_eq!(&r.moves, legal);
+        let on = |m: &Move| if *m == r.best { 1.0 } else { 0.0 };
+        assert_eq!(r.policy, legal.iter().map(on).collect::<Vec<f32>>());
+        assert_eq!(r.value, 1.0);
     }
 
     #[test]
