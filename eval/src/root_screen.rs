@@ -50,11 +50,6 @@ impl RootScreen {
         RootScreen { search: AlphaBeta::new(material, opts), margin: margin.max(0) }
     }
 
-    /// Depth and margin, as the agent's spec gives them.
-    pub fn settings(&self) -> (u32, i32) {
-        (self.search.options().depth, self.margin)
-    }
-
     /// Nodes of the last screen.
     pub fn nodes(&self) -> u64 {
         self.search.nodes()
