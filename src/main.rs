@@ -19,12 +19,24 @@ struct Front {
 fn main() {
     match Front::try_parse() {
         Ok(front) if !front.cmd.needs_network() => {
+            quiet_on_closed_pipe();
             if let Err(e) = front.cmd.run(Arc::new(NoNetworks)) {
                 eprintln!("error: {}", shogilab_cli::error_line(&e));
                 std::process::exit(1);
             }
         }
         _ => exec_full(),
+    }
+}
+
+/// Let a closed output pipe end the process the way it ends other Unix tools
+/// (`shogilab perft --divide | head`), instead of a panic in `println!`. The engine commands
+/// only: `shogilab-full` talks to engine processes through pipes, where a peer that exits must
+/// come back as an error (Rust's default, which it keeps).
+fn quiet_on_closed_pipe() {
+    // SAFETY: called before this process starts any thread; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -1,10 +1,12 @@
 //! The engine's subcommands through the binary: `sfen` and `perft` on tsume-shogi positions
 //! (a side without a king; counts from cshogi and python-shogi), and `replay`'s final
 //! positions (`--final-sfen`, `final_sfen` in `--json`) against the positions those two
-//! libraries reach (`tests/data/games/final-sfen.*`, see tests/data/SOURCES.md).
+//! libraries reach (`tests/data/games/final-sfen.*`, see tests/data/SOURCES.md); an output pipe
+//! closed by its reader ends a command without a panic.
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 struct Run {
     ok: bool,
@@ -131,4 +133,20 @@ fn replay_final_sfen_prints_nothing_when_a_game_is_illegal() {
     let before = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2";
     assert_eq!(second["final_sfen"].as_str(), Some(before));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_closed_output_pipe_ends_perft_without_a_panic() {
+    // the reader closes its end before perft writes: as `shogilab perft --divide | head -0`
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shogilab"))
+        .args(["perft", "-v", "chu", "-d", "2", "--divide"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run shogilab");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for shogilab");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}: {stderr}", out.status);
 }
