@@ -4,15 +4,14 @@
 //! move (`PositiveKey`) and from the capture generator (`Captures`, what the screen uses).
 //!
 //! ```sh
-//! cargo run --release --example screen_depth -- VARIANT MILLISECONDS FILE_OF_SFENS
+//! cargo run --release -p shogilab-eval --example screen_depth -- VARIANT MILLISECONDS FILE_OF_SFENS
 //! ```
 //! (`shogilab replay --final-sfen` cuts game records into such a file.) Where both complete the
 //! same depth, equal node counts show that the two generators search the same tree.
 
 use shogilab_engine::{Game, Position, Variant};
-use shogilab_eval::alphabeta::Material;
-use shogilab_eval::search::{AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions};
-use shogilab_eval::selfplay::PieceValues;
+use shogilab_eval::root_screen::{RootScreen, DEFAULT_MARGIN};
+use shogilab_eval::search::QuiescenceMoves;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -44,18 +43,8 @@ fn screen(
     moves: QuiescenceMoves,
     budget: Duration,
 ) -> (u32, u64, Duration) {
-    let opts = SearchOptions {
-        depth: 3,
-        max_ply: 128,
-        quiescence: Some(moves),
-        iterative: true,
-        root_window: true,
-        budget_per_root_move: false,
-    };
-    let mut search = AlphaBeta::new(Material(PieceValues::mobility(Arc::clone(v))), opts);
+    let mut screen = RootScreen::with_quiescence(v, 3, DEFAULT_MARGIN, moves);
     let t0 = Instant::now();
-    let limits = NodeLimits { deadline: Some(t0 + budget), ..NodeLimits::default() };
-    let mut rules = RootRules { margin: 50, ..RootRules::default() };
-    search.search(game, limits, &mut rules);
-    (search.depth_completed(), search.nodes(), t0.elapsed())
+    screen.allowed(game, Some(t0 + budget));
+    (screen.depth_completed(), screen.nodes(), t0.elapsed())
 }

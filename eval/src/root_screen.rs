@@ -1,9 +1,10 @@
 //! A tactical screen of the root moves: the `alphabeta` agent's material search (mobility piece
 //! values, quiescence over captures) to a fixed depth, which keeps the root moves whose score
-//! comes within a margin of the best one. Its quiescence search takes the captures from the
-//! capture generator ([`QuiescenceMoves::Captures`]) rather than from every legal move: the
-//! same moves, 1.5-2 times the nodes a second in tai, whose positions have hundreds of moves. The MCTS agent (`mcts:EVAL:screen=DEPTH`) lets its
-//! network choose among those only ([`shogilab_selfplay::Search::screen_root`]).
+//! comes within a margin of the best one. The MCTS agent (`mcts:EVAL:screen=DEPTH`) lets its
+//! network choose among those only ([`shogilab_selfplay::Search::screen_root`]). Its quiescence
+//! search takes the captures from the capture generator ([`QuiescenceMoves::Captures`]) rather
+//! than from every legal move: the same tree in about two thirds of the time in chu
+//! (`eval/examples/screen_depth.rs` compares the two).
 //!
 //! Why: on a CPU a network's search reaches a few hundred simulations a move, and its root
 //! samples 16 candidates by the policy. Where a variant has hundreds of legal moves (tai: about
@@ -40,10 +41,20 @@ impl RootScreen {
     /// A screen searching `depth` plies (1..=[`MAX_SCREEN_DEPTH`]) with quiescence, keeping the
     /// moves within `margin` centipawns of the best.
     pub fn new(variant: &Arc<Variant>, depth: u32, margin: i32) -> RootScreen {
+        RootScreen::with_quiescence(variant, depth, margin, QuiescenceMoves::Captures)
+    }
+
+    /// The same screen with the quiescence moves taken from `moves` (to compare generators).
+    pub fn with_quiescence(
+        variant: &Arc<Variant>,
+        depth: u32,
+        margin: i32,
+        moves: QuiescenceMoves,
+    ) -> RootScreen {
         let opts = SearchOptions {
             depth: depth.clamp(1, MAX_SCREEN_DEPTH),
             max_ply: 128,
-            quiescence: Some(QuiescenceMoves::Captures),
+            quiescence: Some(moves),
             iterative: true,
             root_window: true,
             budget_per_root_move: false,
