@@ -40,6 +40,19 @@ impl Position {
         self.attacked_ov(target, by, &Overlay::NONE)
     }
 
+    /// The squares of colour `c`'s pieces that the opponent attacks, leaving out the captures
+    /// of a piece that may capture anywhere on the board (tai's Emperor), under which every
+    /// piece would count: the pieces under a threat that a move of theirs may answer.
+    pub fn threatened(&self, c: Color) -> Vec<u16> {
+        let by = c.flip();
+        let universal = self.plist[by.idx()].iter().copied().find(|&s| {
+            let t = &self.v.types[cell_type(self.board[s as usize]) as usize];
+            t.gen[by.idx()].special.iter().any(|sp| matches!(sp, Special::Emperor))
+        });
+        let ov = Overlay { exclude: universal.unwrap_or(0), ..Overlay::NONE };
+        self.plist[c.idx()].iter().copied().filter(|&s| self.attacked_ov(s, by, &ov)).collect()
+    }
+
     /// Is colour `c`'s single royal in check (check-rule variants)?
     #[inline]
     pub fn in_check_of(&self, c: Color) -> bool {
@@ -237,5 +250,34 @@ impl Position {
             nf = nn;
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Color, Position, Variant};
+
+    #[test]
+    fn a_rook_attacked_by_a_pawn_is_the_one_threatened_piece() {
+        let v = Variant::builtin("shogi").expect("shogi is built in");
+        let sfen = "lnsgkgsnl/1r5b1/ppppppppp/4R4/9/9/PPPPPPPPP/1B7/LNSGKGSNL b - 1";
+        let pos = Position::from_sfen(&v, sfen).expect("a valid SFEN");
+        let rook = v.parse_square("5d").expect("a square");
+        assert_eq!(pos.threatened(Color::Black), [rook]);
+        // the rook attacks the 5c pawn in turn
+        let pawn = v.parse_square("5c").expect("a square");
+        assert_eq!(pos.threatened(Color::White), [pawn]);
+    }
+
+    #[test]
+    fn tai_emperor_captures_anywhere_but_threatens_nothing_at_the_start() {
+        let v = Variant::builtin("tai").expect("tai is built in");
+        let pos = Position::start(&v);
+        let black = pos.pieces(Color::Black);
+        // the Emperor may take any piece but a protected royal: nearly every piece is attacked
+        let attacked = black.iter().filter(|&&s| pos.attacked_by(s, Color::White)).count();
+        assert!(attacked + 2 >= black.len(), "{attacked} of {}", black.len());
+        let threatened = pos.threatened(Color::Black);
+        assert!(threatened.len() * 10 < black.len(), "{} of {}", threatened.len(), black.len());
     }
 }

@@ -15,10 +15,11 @@
 //! With a root screen ([`MctsAgent::with_screen`], `mcts:EVAL:screen=DEPTH`) a material
 //! alpha-beta first keeps the root moves that hold the material at that depth
 //! ([`crate::root_screen`]), using up to [`SCREEN_SHARE`] of a move time, and the search chooses
-//! among those in the time left.
+//! among those in the time left. A screen of candidates (`screen=DEPTH:top=K`) first asks the
+//! evaluator for the root's policy (one evaluation more a move) to choose them.
 
 use crate::agent::{Agent, AgentError, Choice, LimitSupport, Limits};
-use crate::root_screen::{RootScreen, SCREEN_SHARE};
+use crate::root_screen::{candidates, RootScreen, SCREEN_SHARE};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use shogilab_engine::{Game, Move};
@@ -130,6 +131,21 @@ impl MctsAgent {
         }
     }
 
+    /// The evaluator's probabilities over the game's legal moves.
+    fn root_policy(&mut self, game: &Game) -> Result<Vec<f32>, AgentError> {
+        let req = EvalRequest {
+            pos: game.position(),
+            moves: game.legal(),
+            repetitions: 0,
+            plies: game.plies() as u32,
+        };
+        self.evaluator.evaluate(std::slice::from_ref(&req), &mut self.out);
+        match self.out.first() {
+            Some(e) if e.policy.len() == game.legal().len() => Ok(e.policy.clone()),
+            _ => Err(AgentError::Unsupported("the evaluator returned no root policy".into())),
+        }
+    }
+
     /// Run the search until it completes its budget or, past `deadline` (after at least one
     /// simulation), stops; `true` when it completed.
     fn run(
@@ -218,20 +234,30 @@ impl MctsAgent {
         Ok(())
     }
 
-    /// The root moves the screen allows (all: empty), searched within its share of a move time.
-    fn screened(&mut self, game: &Game, budget: Budget, t0: Instant) -> Vec<Move> {
-        let Some(screen) = &mut self.screen else { return Vec::new() };
+    /// The root moves the screen allows (all: empty), searched within its share of a move time
+    /// (the root policy of a screen of candidates included).
+    fn screened(
+        &mut self,
+        game: &Game,
+        budget: Budget,
+        t0: Instant,
+    ) -> Result<Vec<Move>, AgentError> {
+        let Some(top) = self.screen.as_ref().map(RootScreen::top) else { return Ok(Vec::new()) };
+        let among = match top {
+            Some(k) => candidates(game.position(), game.legal(), &self.root_policy(game)?, k),
+            None => Vec::new(),
+        };
         let deadline = match budget {
             Budget::Timed { time, .. } => Some(t0 + time.mul_f64(SCREEN_SHARE)),
             Budget::Simulations(_) => None,
         };
-        screen.allowed(game, deadline)
+        Ok(self.screen.as_mut().map_or_else(Vec::new, |s| s.allowed_among(game, &among, deadline)))
     }
 
     fn search(&mut self, game: &Game, limits: &Limits) -> Result<SearchResult, AgentError> {
         let t0 = Instant::now();
         let budget = self.budget(limits);
-        let allowed = self.screened(game, budget, t0);
+        let allowed = self.screened(game, budget, t0)?;
         let mut search = self
             .search
             .take()
@@ -296,5 +322,56 @@ impl Agent for MctsAgent {
     }
     fn limit_support(&self) -> LimitSupport {
         LimitSupport::ALL
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::root_screen::DEFAULT_MARGIN;
+    use shogilab_engine::{Position, Variant};
+
+    /// Black's rook on 5d, attacked by the 5c pawn: every move that leaves it there loses it.
+    const ATTACKED_ROOK: &str = "lnsgkgsnl/1r5b1/ppppppppp/4R4/9/9/PPPPPPPPP/1B7/LNSGKGSNL b - 1";
+
+    /// A policy that all but ignores the moves from one square; a level value.
+    struct Ignores(u16);
+
+    impl Evaluator for Ignores {
+        fn id(&self) -> String {
+            "ignores".into()
+        }
+        fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut Vec<EvalOutput>) {
+            out.resize_with(batch.len(), EvalOutput::default);
+            for (r, o) in batch.iter().zip(out.iter_mut()) {
+                let w: Vec<f32> =
+                    r.moves.iter().map(|m| if m.from == self.0 { 0.001 } else { 1.0 }).collect();
+                let sum: f32 = w.iter().sum();
+                o.policy = w.iter().map(|x| x / sum).collect();
+                o.wdl = [0.0, 1.0, 0.0];
+            }
+        }
+    }
+
+    /// The square of the move that `agent` chooses in the attacked-rook position.
+    fn chosen_from(agent: &mut MctsAgent, game: &Game) -> u16 {
+        match agent.choose(game, &Limits::default()) {
+            Ok(Choice::Move(m)) => m.from,
+            other => panic!("the agent chose no move: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_screen_of_candidates_saves_the_rook_that_the_policy_ignores() {
+        let v = Variant::builtin("shogi").expect("shogi is built in");
+        let game = Game::new(Position::from_sfen(&v, ATTACKED_ROOK).expect("a valid SFEN"));
+        let rook = v.parse_square("5d").expect("a square");
+        for seed in 0..4 {
+            let mut plain = MctsAgent::new(Arc::new(Ignores(rook)), 32, seed);
+            assert_ne!(chosen_from(&mut plain, &game), rook, "seed {seed}: unscreened");
+            let screen = RootScreen::new(&v, 2, DEFAULT_MARGIN).with_top(4);
+            let mut agent = MctsAgent::new(Arc::new(Ignores(rook)), 32, seed).with_screen(screen);
+            assert_eq!(chosen_from(&mut agent, &game), rook, "seed {seed}: screened");
+        }
     }
 }

@@ -16,10 +16,17 @@
 //! Time: with a move time the screen searches at most [`SCREEN_SHARE`] of it (iterative
 //! deepening: the last depth completed decides) and the MCTS gets the rest; with a node limit
 //! it completes its depth.
+//!
+//! Candidates (`mcts:EVAL:screen=DEPTH:top=K`, [`RootScreen::with_top`]): where a variant has
+//! too many root moves for the screen to reach its depth in time (tai: about 500 in the
+//! opening), it screens only the [`candidates`]: the network's K most probable moves, every
+//! capture, and every move of a piece that the opponent attacks. The others are not played.
+//! The MCTS samples its root candidates by the policy anyway, so the moves left out are those
+//! it would seldom search.
 
 use crate::alphabeta::Material;
 use crate::search::{AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions};
-use shogilab_engine::{Game, Move, Variant};
+use shogilab_engine::{Game, Move, MoveList, Position, Variant};
 use shogilab_selfplay::PieceValues;
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,11 +37,15 @@ pub const SCREEN_SHARE: f64 = 0.5;
 pub const DEFAULT_MARGIN: i32 = 50;
 /// The deepest screen.
 pub const MAX_SCREEN_DEPTH: u32 = 8;
+/// The most policy moves among the candidates (`top=K`).
+pub const MAX_TOP: usize = 256;
 
 /// The screen: a material alpha-beta and its margin.
 pub struct RootScreen {
     search: AlphaBeta<Material>,
     margin: i32,
+    /// Screen only the [`candidates`] with this many policy moves; `None`: every legal move.
+    top: Option<usize>,
 }
 
 impl RootScreen {
@@ -60,7 +71,19 @@ impl RootScreen {
             budget_per_root_move: false,
         };
         let material = Material(PieceValues::mobility(Arc::clone(variant)));
-        RootScreen { search: AlphaBeta::new(material, opts), margin: margin.max(0) }
+        RootScreen { search: AlphaBeta::new(material, opts), margin: margin.max(0), top: None }
+    }
+
+    /// Screen only the [`candidates`] with the policy's `k` most probable moves (clamped to
+    /// 1..=[`MAX_TOP`]).
+    pub fn with_top(mut self, k: usize) -> RootScreen {
+        self.top = Some(k.clamp(1, MAX_TOP));
+        self
+    }
+
+    /// The policy moves among the candidates, if the screen takes candidates.
+    pub fn top(&self) -> Option<usize> {
+        self.top
     }
 
     /// Nodes of the last screen.
@@ -77,13 +100,43 @@ impl RootScreen {
     /// depth completed by `deadline`; empty when the game has no legal move or no depth
     /// completed (then nothing is screened out).
     pub fn allowed(&mut self, game: &Game, deadline: Option<Instant>) -> Vec<Move> {
+        self.allowed_among(game, &[], deadline)
+    }
+
+    /// [`RootScreen::allowed`] among the legal moves of `among` only (empty: all of them).
+    pub fn allowed_among(
+        &mut self,
+        game: &Game,
+        among: &[Move],
+        deadline: Option<Instant>,
+    ) -> Vec<Move> {
         let limits = NodeLimits { deadline, ..NodeLimits::default() };
-        let mut rules = RootRules { margin: self.margin, ..RootRules::default() };
+        let mut rules = RootRules { margin: self.margin, only: among, ..RootRules::default() };
         if self.search.search(game, limits, &mut rules).is_none() {
             return Vec::new();
         }
         within_margin(self.search.root_scores(), self.margin)
     }
+}
+
+/// The root moves worth screening when not all are: the `top` moves of `legal` with the highest
+/// `policy` (its probabilities, in the order of `legal`), then every other capture, then every
+/// other move of a piece that the opponent attacks where it stands ([`Position::threatened`]:
+/// tai's Emperor, which may capture anywhere, does not count); in that order, each once.
+pub fn candidates(pos: &Position, legal: &[Move], policy: &[f32], top: usize) -> Vec<Move> {
+    let mut ranked: Vec<(f32, Move)> = policy.iter().copied().zip(legal.iter().copied()).collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut out: Vec<Move> = ranked.iter().take(top).map(|r| r.1).collect();
+    let mut captures = MoveList::new();
+    pos.legal_captures(&mut captures);
+    let threatened = pos.threatened(pos.side_to_move());
+    let escapes = legal.iter().filter(|m| !m.is_drop() && threatened.contains(&m.from));
+    for &m in captures.iter().filter(|m| legal.contains(m)).chain(escapes) {
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    out
 }
 
 /// The moves of `scores` above the best score less `margin`.
@@ -149,6 +202,53 @@ mod tests {
         assert!(screen.allowed(&g, Some(Instant::now())).is_empty());
         assert_eq!(screen.depth_completed(), 0);
         assert!(screen.nodes() >= 1024, "{}", screen.nodes());
+    }
+
+    /// Black's rook on 5d, attacked by the 5c pawn (as above).
+    const ATTACKED_ROOK: &str = "lnsgkgsnl/1r5b1/ppppppppp/4R4/9/9/PPPPPPPPP/1B7/LNSGKGSNL b - 1";
+
+    #[test]
+    fn candidates_are_the_policy_top_then_captures_then_moves_of_attacked_pieces() {
+        let g = game(ATTACKED_ROOK);
+        let pos = g.position();
+        let legal = g.legal();
+        let rook = pos.variant().parse_square("5d").expect("a square");
+        // a policy that prefers three quiet moves of other pieces, the last legal ones most
+        let quiet: Vec<usize> = (0..legal.len())
+            .filter(|&i| legal[i].from != rook && !legal[i].is_drop())
+            .rev()
+            .take(3)
+            .collect();
+        let mut policy = vec![0.001f32; legal.len()];
+        for (rank, &i) in quiet.iter().enumerate() {
+            policy[i] = 0.5 - 0.1 * rank as f32;
+        }
+        let c = candidates(pos, legal, &policy, 3);
+        let top: Vec<Move> = quiet.iter().map(|&i| legal[i]).collect();
+        assert_eq!(c[..3], top[..]);
+        let mut captures = MoveList::new();
+        pos.legal_captures(&mut captures);
+        assert!(!captures.is_empty());
+        assert!(captures.iter().all(|m| c.contains(m)));
+        let rook_moves: Vec<Move> = legal.iter().copied().filter(|m| m.from == rook).collect();
+        assert!(rook_moves.iter().all(|m| c.contains(m)));
+        // nothing else: no other piece is attacked, and each move comes once
+        assert_eq!(c.len(), 3 + rook_moves.len(), "{c:?}");
+        assert!(c.iter().all(|m| legal.contains(m)));
+    }
+
+    #[test]
+    fn a_screen_among_candidates_keeps_only_candidates_that_hold_the_material() {
+        let g = game(ATTACKED_ROOK);
+        let rook = g.position().variant().parse_square("5d").expect("a square");
+        let uniform = vec![1.0 / g.legal().len() as f32; g.legal().len()];
+        let among = candidates(g.position(), g.legal(), &uniform, 2);
+        let mut screen = RootScreen::new(g.position().variant(), 2, DEFAULT_MARGIN).with_top(2);
+        assert_eq!(screen.top(), Some(2));
+        let allowed = screen.allowed_among(&g, &among, None);
+        assert!(!allowed.is_empty());
+        assert!(allowed.iter().all(|m| m.from == rook && among.contains(m)), "{allowed:?}");
+        assert_eq!(screen.allowed(&g, None).len(), allowed.len());
     }
 
     #[test]

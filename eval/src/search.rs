@@ -100,6 +100,9 @@ pub struct RootRules<'a> {
     /// With the root window: every root move scoring more than the best less this margin
     /// gets an exact score ([`AlphaBeta::root_scores`]); 0: only the best move's is exact.
     pub margin: i32,
+    /// The root moves to search, if not all: the legal moves among these (in the order of the
+    /// legal moves); empty: every legal move.
+    pub only: &'a [Move],
 }
 
 impl RootRules<'_> {
@@ -197,7 +200,7 @@ impl<E: Evaluation> AlphaBeta<E> {
     }
 
     /// The best root move and its score (with the root rules' penalty and jitter); `None` when
-    /// the game has no legal move.
+    /// the game has no legal move, or none of [`RootRules::only`].
     pub fn search(
         &mut self,
         game: &Game,
@@ -205,6 +208,9 @@ impl<E: Evaluation> AlphaBeta<E> {
         rules: &mut RootRules,
     ) -> Option<(Move, i64)> {
         let mut order: MoveList = game.legal().to_vec();
+        if !rules.only.is_empty() {
+            order.retain(|m| rules.only.contains(m));
+        }
         if order.is_empty() {
             return None;
         }
@@ -476,6 +482,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn only_the_listed_root_moves_are_searched_with_their_full_scores() {
+        let (mut full, game) = engine(options(2, true, false));
+        full.search(&game, NodeLimits::default(), &mut RootRules::default()).unwrap();
+        let exact: HashMap<Move, i64> = full.root_scores().iter().copied().collect();
+        // every legal move but the rook capture, and a move that is not legal here
+        let not_legal = Move::new(0, 1);
+        let mut only: Vec<Move> = game
+            .legal()
+            .iter()
+            .copied()
+            .filter(|&m| game.position().move_to_usi(m) != "5g5f")
+            .collect();
+        only.push(not_legal);
+        let (mut e, _) = engine(options(2, true, false));
+        let mut rules = RootRules { only: &only, ..RootRules::default() };
+        let (m, _) = e.search(&game, NodeLimits::default(), &mut rules).unwrap();
+        assert_ne!(game.position().move_to_usi(m), "5g5f");
+        assert_eq!(e.root_scores().len(), game.legal().len() - 1);
+        for &(m, s) in e.root_scores() {
+            assert_eq!(s, exact[&m], "{}", game.position().move_to_usi(m));
+        }
+        // a list with no legal move: nothing to search
+        let mut none = RootRules { only: &[not_legal], ..RootRules::default() };
+        assert!(e.search(&game, NodeLimits::default(), &mut none).is_none());
     }
 
     #[test]

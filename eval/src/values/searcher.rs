@@ -149,7 +149,7 @@ impl Searcher {
         let mut rules = RootRules {
             seen: Some((seen, repeat_penalty)),
             jitter: Some(Jitter { noise, rng }),
-            margin: 0,
+            ..RootRules::default()
         };
         self.search.search(game, limits, &mut rules).map(|(m, _)| m)
     }
