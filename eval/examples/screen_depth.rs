@@ -2,10 +2,11 @@
 //! completed and the nodes searched by the screen's material alpha-beta (as `mcts:EVAL:screen=3`
 //! runs it) with the quiescence moves taken from every legal move (`PositiveKey`) and from the
 //! capture generator (`Captures`, what the screen uses); with a fourth argument K, also the
-//! screen of candidates (`screen=3:top=K`) over the [`candidates`] it would search.
+//! screen of candidates (`screen=3:top=K`) over the [`candidates`] it would search; a fifth
+//! argument sets the screen's depth instead of 3.
 //!
 //! ```sh
-//! cargo run --release -p shogilab-eval --example screen_depth -- VARIANT MILLISECONDS FILE_OF_SFENS [K]
+//! cargo run --release -p shogilab-eval --example screen_depth -- VARIANT MILLISECONDS FILE_OF_SFENS [K [DEPTH]]
 //! ```
 //! (`shogilab replay --final-sfen` cuts game records into such a file.) Where both generators
 //! complete the same depth, equal node counts show that they search the same tree. The
@@ -20,10 +21,14 @@ use std::time::{Duration, Instant};
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (variant, ms, file, top) = match args.as_slice() {
-        [v, ms, f] => (v, ms, f, None),
-        [v, ms, f, k] => (v, ms, f, Some(k.parse::<usize>().map_err(|e| format!("{k}: {e}"))?)),
-        _ => return Err("usage: screen_depth VARIANT MILLISECONDS FILE_OF_SFENS [K]".into()),
+    let number = |s: &String| s.parse::<usize>().map_err(|e| format!("{s}: {e}"));
+    let (variant, ms, file, top, depth) = match args.as_slice() {
+        [v, ms, f] => (v, ms, f, None, 3),
+        [v, ms, f, k] => (v, ms, f, Some(number(k)?), 3),
+        [v, ms, f, k, d] => (v, ms, f, Some(number(k)?), number(d)? as u32),
+        _ => {
+            return Err("usage: screen_depth VARIANT MILLISECONDS FILE_OF_SFENS [K [DEPTH]]".into())
+        }
     };
     let v = Variant::builtin(variant).map_err(|e| format!("{variant}: {e}"))?;
     let ms: u64 = ms.parse().map_err(|e| format!("{ms}: not a number of milliseconds: {e}"))?;
@@ -34,15 +39,16 @@ fn main() -> Result<(), String> {
         let game = Game::new(pos);
         let mut row = format!("position {}: {} moves", i + 1, game.legal().len());
         for moves in [QuiescenceMoves::PositiveKey, QuiescenceMoves::Captures] {
-            let (depth, nodes, took) = screen(&v, &game, moves, &[], budget);
-            row += &format!(" | {moves:?}: depth {depth}, {nodes} nodes, {} ms", took.as_millis());
+            let (done, nodes, took) = screen(&v, &game, (moves, depth), &[], budget);
+            row += &format!(" | {moves:?}: depth {done}, {nodes} nodes, {} ms", took.as_millis());
         }
         if let Some(k) = top {
             let uniform = vec![1.0 / game.legal().len() as f32; game.legal().len()];
             let among = candidates(game.position(), game.legal(), &uniform, k);
-            let (depth, nodes, took) = screen(&v, &game, QuiescenceMoves::Captures, &among, budget);
+            let captures = (QuiescenceMoves::Captures, depth);
+            let (done, nodes, took) = screen(&v, &game, captures, &among, budget);
             row += &format!(
-                " | {} candidates: depth {depth}, {nodes} nodes, {} ms",
+                " | {} candidates: depth {done}, {nodes} nodes, {} ms",
                 among.len(),
                 took.as_millis()
             );
@@ -52,16 +58,16 @@ fn main() -> Result<(), String> {
     Ok(())
 }
 
-/// The depth completed, the nodes and the time of a depth-3 screen of the moves `among` (empty:
-/// all) within `budget`.
+/// The depth completed, the nodes and the time of a screen (its quiescence moves, its depth) of
+/// the moves `among` (empty: all) within `budget`.
 fn screen(
     v: &Arc<Variant>,
     game: &Game,
-    moves: QuiescenceMoves,
+    (moves, depth): (QuiescenceMoves, u32),
     among: &[Move],
     budget: Duration,
 ) -> (u32, u64, Duration) {
-    let mut screen = RootScreen::with_quiescence(v, 3, DEFAULT_MARGIN, moves);
+    let mut screen = RootScreen::with_quiescence(v, depth, DEFAULT_MARGIN, moves);
     let t0 = Instant::now();
     screen.allowed_among(game, among, Some(t0 + budget));
     (screen.depth_completed(), screen.nodes(), t0.elapsed())

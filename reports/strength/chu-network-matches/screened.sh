@@ -7,6 +7,8 @@
 #   OPP='alphabeta:2@movetime=300' RULES= PREFIX=ab2-screen3-300 GAMES=20 .../screened.sh 701 ...
 #     (RULES empty: chu's default fourfold-repetition rule, as the unscreened rows were played)
 #   DEPTH=2, or EVAL=uniform with PREFIX=hachu-uniform-screen3-strict-sd2 for the control.
+#   TOP=16 DEPTH=4: a depth-4 screen of candidates (`screen=4:top=16`: the policy's 16 best
+#     moves, the captures and the moves of threatened pieces) instead of every move.
 # One match per core. Outputs: reports/strength/chu-network-matches/$PREFIX-s$SEED.
 set -euo pipefail
 B=${B:-target/release/shogilab}
@@ -15,9 +17,10 @@ EVAL=${EVAL:-models/chu.ot}
 OPP=${OPP:-xboard:/usr/games/hachu|sd=2}
 GAMES=${GAMES:-10}
 RULES=${RULES-repetition=forbidden}
+TOP=${TOP:-}
 PREFIX=${PREFIX:-hachu-screen$DEPTH-strict-sd2}
 for s in "$@"; do
-  OMP_NUM_THREADS=1 "$B" match -v chu --a "mcts:$EVAL:batch=8:screen=$DEPTH@movetime=300" \
+  OMP_NUM_THREADS=1 "$B" match -v chu --a "mcts:$EVAL:batch=8:screen=$DEPTH${TOP:+:top=$TOP}@movetime=300" \
     --b "$OPP" ${RULES:+--option "$RULES"} --games "$GAMES" --seed "$s" \
     --max-plies 400 --out "reports/strength/chu-network-matches/$PREFIX-s$s"
 done
