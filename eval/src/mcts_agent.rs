@@ -133,17 +133,13 @@ impl MctsAgent {
 
     /// The evaluator's probabilities over the game's legal moves.
     fn root_policy(&mut self, game: &Game) -> Result<Vec<f32>, AgentError> {
-        let req = EvalRequest {
-            pos: game.position(),
-            moves: game.legal(),
-            repetitions: 0,
-            plies: game.plies() as u32,
-        };
-        self.evaluator.evaluate(std::slice::from_ref(&req), &mut self.out);
-        match self.out.first() {
-            Some(e) if e.policy.len() == game.legal().len() => Ok(e.policy.clone()),
-            _ => Err(AgentError::Unsupported("the evaluator returned no root policy".into())),
+        let (pos, moves) = (game.position(), game.legal());
+        let req = EvalRequest { pos, moves, repetitions: 0, plies: game.plies() as u32 };
+        let e = evaluate_one(self.evaluator.as_ref(), req, &mut self.out)?;
+        if e.policy.len() != moves.len() {
+            return Err(AgentError::Unsupported("the evaluator returned no root policy".into()));
         }
+        Ok(e.policy.clone())
     }
 
     /// Run the search until it completes its budget or, past `deadline` (after at least one
@@ -164,11 +160,7 @@ impl MctsAgent {
                 repetitions: 0,
                 plies,
             };
-            self.evaluator.evaluate(std::slice::from_ref(&req), &mut self.out);
-            let e = self.out.first().ok_or_else(|| {
-                AgentError::Unsupported("the evaluator returned no output".into())
-            })?;
-            search.deliver(e);
+            search.deliver(evaluate_one(self.evaluator.as_ref(), req, &mut self.out)?);
             if deadline.is_some_and(|d| Instant::now() >= d) && search.simulations_done() > 0 {
                 return Ok(false);
             }
@@ -283,6 +275,16 @@ impl MctsAgent {
     }
 }
 
+/// `evaluator`'s output for the one request `req` (kept in `out`).
+fn evaluate_one<'o>(
+    evaluator: &dyn Evaluator,
+    req: EvalRequest<'_>,
+    out: &'o mut Vec<EvalOutput>,
+) -> Result<&'o EvalOutput, AgentError> {
+    evaluator.evaluate(std::slice::from_ref(&req), out);
+    out.first().ok_or_else(|| AgentError::Unsupported("the evaluator returned no output".into()))
+}
+
 /// The search's move if the game allows it, else the allowed move with the highest policy
 /// (the tree does not know every repetition rule of the game).
 fn allowed_best(r: &SearchResult, legal: &[Move]) -> Move {
@@ -328,11 +330,9 @@ impl Agent for MctsAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::root_screen::tests::ATTACKED_ROOK;
     use crate::root_screen::DEFAULT_MARGIN;
     use shogilab_engine::{Position, Variant};
-
-    /// Black's rook on 5d, attacked by the 5c pawn: every move that leaves it there loses it.
-    const ATTACKED_ROOK: &str = "lnsgkgsnl/1r5b1/ppppppppp/4R4/9/9/PPPPPPPPP/1B7/LNSGKGSNL b - 1";
 
     /// A policy that all but ignores the moves from one square; a level value.
     struct Ignores(u16);

@@ -147,9 +147,14 @@ fn within_margin(scores: &[(Move, i64)], margin: i32) -> Vec<Move> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use shogilab_engine::Position;
+
+    /// Black's rook on 5d, attacked by the 5c pawn, which it takes for free: every move that
+    /// leaves it there loses it.
+    pub(crate) const ATTACKED_ROOK: &str =
+        "lnsgkgsnl/1r5b1/ppppppppp/4R4/9/9/PPPPPPPPP/1B7/LNSGKGSNL b - 1";
 
     fn game(sfen: &str) -> Game {
         let v = Variant::builtin("shogi").expect("shogi is built in");
@@ -168,9 +173,7 @@ mod tests {
 
     #[test]
     fn only_the_moves_that_save_an_attacked_rook_pass() {
-        // Black's rook on 5d, attacked by the 5c pawn; it takes that pawn for free. Every move
-        // that leaves it there loses it
-        let g = game("lnsgkgsnl/1r5b1/ppppppppp/4R4/9/9/PPPPPPPPP/1B7/LNSGKGSNL b - 1");
+        let g = game(ATTACKED_ROOK);
         let rook = g.position().variant().parse_square("5d").expect("a square");
         let mut screen = RootScreen::new(g.position().variant(), 2, DEFAULT_MARGIN);
         let allowed = screen.allowed(&g, None);
@@ -203,9 +206,6 @@ mod tests {
         assert_eq!(screen.depth_completed(), 0);
         assert!(screen.nodes() >= 1024, "{}", screen.nodes());
     }
-
-    /// Black's rook on 5d, attacked by the 5c pawn (as above).
-    const ATTACKED_ROOK: &str = "lnsgkgsnl/1r5b1/ppppppppp/4R4/9/9/PPPPPPPPP/1B7/LNSGKGSNL b - 1";
 
     #[test]
     fn candidates_are_the_policy_top_then_captures_then_moves_of_attacked_pieces() {
