@@ -5,11 +5,12 @@
 //! [`shogilab_fsio::write_atomic`]); a chart that cannot be drawn (too few finite points)
 //! removes the one an earlier run left, so the folder never shows a chart of other numbers.
 
+use super::imbalance::rules_of;
 use super::log::{LogError, SessionLine};
-use super::odds_report;
 use super::report::{self, Reference, ReportInput};
 use super::study::{Study, StudyResult};
 use super::{imbalance::GameLine, usage, Kinds, MethodResult, ValueEstimate};
+use super::{odds, odds_report};
 use shogilab_engine::Variant;
 use shogilab_fsio::{write_atomic, FsioError};
 use shogilab_plot::{Estimate, Labels, PlotError, Series};
@@ -267,7 +268,9 @@ fn chart_against(
     Ok(true)
 }
 
-/// The speed section: per game (from the games fitted) and per session (from the log).
+/// The speed section: per game (from the imbalance games fitted) and, per kind of setup, the
+/// wall clock of the log's sessions. The log does not record the machine or its load, so the
+/// lines claim neither: where the games were played is told beside the command that played them.
 pub fn speed_lines(games: &[GameLine], sessions: &[SessionLine]) -> Vec<String> {
     let mut out = Vec::new();
     if games.is_empty() {
@@ -282,22 +285,51 @@ pub fn speed_lines(games: &[GameLine], sessions: &[SessionLine]) -> Vec<String> 
         ms / 1000.0 / games.len() as f64,
         3.6e6 * games.len() as f64 / ms.max(1.0)
     ));
-    let (mut played, mut secs) = (0.0, 0.0);
-    let mut threads = std::collections::BTreeSet::new();
-    for s in sessions {
-        played += s.played as f64;
-        secs += s.seconds;
-        threads.insert(s.threads);
-    }
-    if secs > 0.0 {
-        out.push(format!(
-            "imbalance: {played:.0} games in {:.1} min of wall clock with {} threads on this project's 2-core machine (shared with other work, nice 10): {:.0} games per hour",
-            secs / 60.0,
-            threads.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("/"),
-            played / secs * 3600.0
-        ));
-    }
+    out.extend(session_groups(sessions).iter().filter_map(SessionGroup::line));
     out
+}
+
+/// The sessions of one kind of setup (`imbalance`, or the odds rules such as `odds-pawn`).
+#[derive(Default)]
+struct SessionGroup {
+    label: String,
+    played: u64,
+    seconds: f64,
+    sessions: usize,
+    threads: std::collections::BTreeSet<u64>,
+}
+
+impl SessionGroup {
+    fn line(&self) -> Option<String> {
+        (self.seconds > 0.0).then(|| {
+            let threads: Vec<String> = self.threads.iter().map(u64::to_string).collect();
+            format!(
+                "{} sessions: {} games in {} sessions, {:.1} min of wall clock with {} threads: {:.0} games per hour (machine and load not recorded in the log)",
+                self.label,
+                self.played,
+                self.sessions,
+                self.seconds / 60.0,
+                threads.join("/"),
+                self.played as f64 / self.seconds * 3600.0
+            )
+        })
+    }
+}
+
+/// Sessions grouped by kind of setup, imbalance first, odds kinds in name order.
+fn session_groups(sessions: &[SessionLine]) -> Vec<SessionGroup> {
+    let mut groups: std::collections::BTreeMap<(bool, String), SessionGroup> = Default::default();
+    for s in sessions {
+        let odds = odds::is_odds(&s.agent);
+        let label = if odds { rules_of(&s.agent).to_string() } else { "imbalance".to_string() };
+        let g = groups.entry((odds, label.clone())).or_default();
+        g.label = label;
+        g.played += s.played;
+        g.seconds += s.seconds;
+        g.sessions += 1;
+        g.threads.insert(s.threads);
+    }
+    groups.into_values().collect()
 }
 
 /// Per method: games or positions behind it, interval widths, and the correlation with the
@@ -321,4 +353,56 @@ pub fn summary_lines(ordered: &[MethodResult], reference: Option<&Reference>) ->
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(agent: &str, played: u64, seconds: f64, threads: u64) -> SessionLine {
+        SessionLine { agent: agent.into(), played, seconds, threads, note: None }
+    }
+
+    fn game(ms: u64) -> GameLine {
+        GameLine {
+            setup: 0,
+            swap: 0,
+            agent: "ab2q-x-rm4p8pr0.2s".into(),
+            seed: 1,
+            sfen: String::new(),
+            diff: Default::default(),
+            result: 1.0,
+            plies: 100,
+            termination: "royal-captured".into(),
+            ms,
+            moves: String::new(),
+        }
+    }
+
+    #[test]
+    fn speed_lines_count_odds_sessions_apart_and_claim_no_machine() {
+        let sessions = [
+            session("ab2q-x-rm4p8pr0.2s", 100, 3600.0, 2),
+            session("ab2q-x-odds-pawn-s", 30, 1800.0, 2),
+            session("ab2q-x-rm4p8pr0.2s", 50, 1800.0, 1),
+            session("ab2q-x-odds-gold-s", 10, 360.0, 2),
+        ];
+        let lines = speed_lines(&[game(2000), game(4000)], &sessions);
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert!(
+            lines[0].contains("2 games") && lines[0].contains("3.00 s per game"),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1].starts_with("imbalance sessions: 150 games in 2 sessions, 90.0 min"));
+        assert!(lines[1].contains("1/2 threads: 100 games per hour"), "{}", lines[1]);
+        assert!(lines[2].starts_with("odds-gold-s sessions: 10 games"), "{}", lines[2]);
+        assert!(lines[3].starts_with("odds-pawn-s sessions: 30 games"), "{}", lines[3]);
+        assert!(lines.iter().all(|l| !l.contains("2-core") && !l.contains("nice")));
+    }
+
+    #[test]
+    fn speed_lines_are_empty_without_fitted_games() {
+        assert!(speed_lines(&[], &[session("a-rm1p1pr0", 1, 1.0, 1)]).is_empty());
+    }
 }
