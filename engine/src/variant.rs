@@ -288,61 +288,51 @@ impl Variant {
 
 /// The game rules of `spec`; each unknown or out-of-range setting is added to `errors`.
 fn parse_rules(spec: &VariantSpec, errors: &mut Vec<String>) -> Rules {
+    use PromotionRule as P;
     let r = &spec.rules;
-    let promotion = match r.promotion.as_str() {
-        "start-or-end" => PromotionRule::StartOrEnd,
-        "enter-or-capture" => PromotionRule::EnterOrCapture,
-        "on-capture" => PromotionRule::OnCapture,
-        "none" => PromotionRule::None,
-        o => {
-            errors.push(format!(
-                "rules.promotion = {o:?}: expected start-or-end, enter-or-capture, on-capture or none"
-            ));
-            PromotionRule::None
-        }
-    };
-    let stuck = match r.stuck_promotion.as_str() {
-        "forced" => StuckRule::Forced,
-        "optional" => StuckRule::Optional,
-        "none" => StuckRule::None,
-        o => {
-            errors
-                .push(format!("rules.stuck_promotion = {o:?}: expected forced, optional or none"));
-            StuckRule::None
-        }
-    };
-    let repetition = match r.repetition.as_str() {
-        "perpetual-check-loses" => RepetitionRule::PerpetualCheckLoses,
-        "attacker-loses" => RepetitionRule::AttackerLoses,
-        "forbidden" => RepetitionRule::Forbidden,
-        "draw" => RepetitionRule::Draw,
-        o => {
-            errors.push(format!(
-                "rules.repetition = {o:?}: expected perpetual-check-loses, attacker-loses, forbidden or draw"
-            ));
-            RepetitionRule::Draw
-        }
-    };
-    let impasse = match r.impasse.as_str() {
-        "none" => ImpasseRule::None,
-        "27-point" => ImpasseRule::Declaration27,
-        "24-point" => ImpasseRule::Points24,
-        o => {
-            errors.push(format!("rules.impasse = {o:?}: expected none, 27-point or 24-point"));
-            ImpasseRule::None
-        }
-    };
-    let emperor_any_protected = match r.emperor_capture.as_str() {
-        "royal-unprotected" => false,
-        "any-unprotected" => true,
-        o => {
-            errors.push(format!(
-                "rules.emperor_capture = {o:?}: expected royal-unprotected or any-unprotected"
-            ));
-            false
-        }
-    };
-    let minside = spec.ranks.min(spec.files);
+    let promotion = choice(
+        ("promotion", &r.promotion),
+        &[
+            ("start-or-end", P::StartOrEnd),
+            ("enter-or-capture", P::EnterOrCapture),
+            ("on-capture", P::OnCapture),
+            ("none", P::None),
+        ],
+        errors,
+    );
+    let stuck = choice(
+        ("stuck_promotion", &r.stuck_promotion),
+        &[
+            ("forced", StuckRule::Forced),
+            ("optional", StuckRule::Optional),
+            ("none", StuckRule::None),
+        ],
+        errors,
+    );
+    let repetition = choice(
+        ("repetition", &r.repetition),
+        &[
+            ("perpetual-check-loses", RepetitionRule::PerpetualCheckLoses),
+            ("attacker-loses", RepetitionRule::AttackerLoses),
+            ("forbidden", RepetitionRule::Forbidden),
+            ("draw", RepetitionRule::Draw),
+        ],
+        errors,
+    );
+    let impasse = choice(
+        ("impasse", &r.impasse),
+        &[
+            ("none", ImpasseRule::None),
+            ("27-point", ImpasseRule::Declaration27),
+            ("24-point", ImpasseRule::Points24),
+        ],
+        errors,
+    );
+    let emperor_any_protected = choice(
+        ("emperor_capture", &r.emperor_capture),
+        &[("royal-unprotected", false), ("any-unprotected", true)],
+        errors,
+    );
     if promotion != PromotionRule::None
         && promotion != PromotionRule::OnCapture
         && (r.promotion_zone == 0 || r.promotion_zone > spec.ranks / 2)
@@ -362,7 +352,6 @@ fn parse_rules(spec: &VariantSpec, errors: &mut Vec<String>) -> Rules {
     if r.lion_trading && !spec.pieces.iter().any(|p| p.lion) {
         errors.push("rules.lion_trading is on but no piece has lion = true".into());
     }
-    let _ = minside;
     Rules {
         drops: r.drops,
         check: r.check,
@@ -376,5 +365,59 @@ fn parse_rules(spec: &VariantSpec, errors: &mut Vec<String>) -> Rules {
         impasse,
         emperor_any_protected,
         promotion_burns: r.promotion_burns,
+    }
+}
+
+/// The option of `rules.<field>` named `value`; an unknown name adds an error listing the
+/// options and gives the first (unused: a spec with errors does not load).
+fn choice<T: Copy>(
+    (field, value): (&str, &str),
+    options: &[(&str, T)],
+    errors: &mut Vec<String>,
+) -> T {
+    if let Some(&(_, v)) = options.iter().find(|(name, _)| *name == value) {
+        return v;
+    }
+    let names: Vec<&str> = options.iter().map(|(name, _)| *name).collect();
+    let expected = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    };
+    errors.push(format!("rules.{field} = {value:?}: expected {expected}"));
+    options[0].1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Shogi's spec with lines of its rules replaced.
+    fn shogi_with(edits: &[(&str, &str)]) -> crate::Result<std::sync::Arc<Variant>> {
+        let mut text = crate::resolve::builtin_text("shogi").unwrap().to_string();
+        for (from, to) in edits {
+            assert!(text.contains(from), "{from}");
+            text = text.replacen(from, to, 1);
+        }
+        Variant::compile("test", crate::resolve::resolve("test", &text, &[])?)
+    }
+
+    #[test]
+    fn unknown_rule_names_list_every_option_in_one_error() {
+        let err = shogi_with(&[
+            ("impasse = \"27-point\"", "impasse = \"36-point\""),
+            ("stuck_promotion = \"forced\"", "stuck_promotion = \"x\""),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("rules.impasse = \"36-point\": expected none, 27-point or 24-point"),
+            "{err}"
+        );
+        assert!(
+            err.contains("rules.stuck_promotion = \"x\": expected forced, optional or none"),
+            "{err}"
+        );
+        let v = shogi_with(&[("impasse = \"27-point\"", "impasse = \"24-point\"")]).unwrap();
+        assert_eq!(v.rules.impasse, ImpasseRule::Points24);
     }
 }

@@ -86,6 +86,18 @@ pub fn tables(
     model_id: &str,
     simulations: u32,
 ) -> PolarsResult<(DataFrame, DataFrame)> {
+    let positions = positions_table(games, variant, generation, model_id, simulations)?;
+    Ok((positions, games_table(games, variant, generation, model_id)?))
+}
+
+/// The positions table: one row per searched position of the games.
+fn positions_table(
+    games: &[GameRecord],
+    variant: &str,
+    generation: u32,
+    model_id: &str,
+    simulations: u32,
+) -> PolarsResult<DataFrame> {
     let n: usize = games.iter().map(|g| g.positions.len()).sum();
     let mut game_id = Vec::with_capacity(n);
     let mut ply = Vec::with_capacity(n);
@@ -116,7 +128,7 @@ pub fn tables(
             seed.push(g.seed);
         }
     }
-    let positions = DataFrame::new(
+    DataFrame::new(
         n,
         vec![
             col(Series::new("schema_version".into(), vec![SCHEMA_VERSION; n])),
@@ -137,7 +149,16 @@ pub fn tables(
             col(Series::new("simulations".into(), vec![simulations; n])),
             col(Series::new("seed".into(), seed)),
         ],
-    )?;
+    )
+}
+
+/// The games table: one row per game, with its moves and result.
+fn games_table(
+    games: &[GameRecord],
+    variant: &str,
+    generation: u32,
+    model_id: &str,
+) -> PolarsResult<DataFrame> {
     let m = games.len();
     let gid: Vec<String> = games.iter().map(|g| format!("{generation}-{}", g.game_index)).collect();
     let winner: Vec<&str> = games
@@ -156,7 +177,7 @@ pub fn tables(
             None => "",
         })
         .collect();
-    let games_df = DataFrame::new(
+    DataFrame::new(
         m,
         vec![
             col(Series::new("schema_version".into(), vec![SCHEMA_VERSION; m])),
@@ -192,8 +213,7 @@ pub fn tables(
             )),
             col(Series::new("would_resign".into(), would)),
         ],
-    )?;
-    Ok((positions, games_df))
+    )
 }
 
 fn list_series(name: &str, rows: Vec<Series>, inner: DataType) -> PolarsResult<Series> {
