@@ -304,10 +304,11 @@ impl SessionGroup {
         (self.seconds > 0.0).then(|| {
             let threads: Vec<String> = self.threads.iter().map(u64::to_string).collect();
             format!(
-                "{} sessions: {} games in {} sessions, {:.1} min of wall clock with {} threads: {:.0} games per hour (machine and load not recorded in the log)",
+                "{} sessions: {} games in {} session{}, {:.1} min of wall clock with {} threads: {:.0} games per hour (machine and load not recorded in the log)",
                 self.label,
                 self.played,
                 self.sessions,
+                if self.sessions == 1 { "" } else { "s" },
                 self.seconds / 60.0,
                 threads.join("/"),
                 self.played as f64 / self.seconds * 3600.0
@@ -396,7 +397,11 @@ mod tests {
         );
         assert!(lines[1].starts_with("imbalance sessions: 150 games in 2 sessions, 90.0 min"));
         assert!(lines[1].contains("1/2 threads: 100 games per hour"), "{}", lines[1]);
-        assert!(lines[2].starts_with("odds-gold-s sessions: 10 games"), "{}", lines[2]);
+        assert!(
+            lines[2].starts_with("odds-gold-s sessions: 10 games in 1 session,"),
+            "{}",
+            lines[2]
+        );
         assert!(lines[3].starts_with("odds-pawn-s sessions: 30 games"), "{}", lines[3]);
         assert!(lines.iter().all(|l| !l.contains("2-core") && !l.contains("nice")));
     }
