@@ -751,118 +751,131 @@ impl<'a> Ref<'a> {
     }
 
     /// Legal moves of the side to move.
-    #[allow(clippy::nonminimal_bool)]
     fn legal(&self, b: &Board) -> Vec<Cand> {
-        let v = self.v;
-        let us = b.side;
         let mut pseudo: Vec<Cand> = Vec::new();
-        let mut buf = Vec::new();
         for o in b.all_squares() {
-            let Some((c, t)) = b.get(o) else { continue };
-            if c != us {
-                continue;
-            }
-            buf.clear();
-            self.piece_moves(b, o, false, &mut buf);
-            // one pass per piece; one move per outcome
-            let mut seen_pass = false;
-            let mut keys = Vec::new();
-            let pt = &v.types[t as usize];
-            for m in &buf {
-                if m.pass_mid.is_some() {
-                    if seen_pass {
-                        continue;
-                    }
-                    seen_pass = true;
-                }
-                let mut opts = Vec::new();
-                match pt.promotes_to {
-                    None => opts.push(false),
-                    Some(_) => {
-                        let zf = self.in_zone(us, o);
-                        let zt = self.in_zone(us, m.to());
-                        let cap = m.any_capture();
-                        let (mut can, mut must) = match v.rules.promotion {
-                            PromotionRule::StartOrEnd => (zf || zt, false),
-                            PromotionRule::EnterOrCapture => {
-                                ((!zf && zt) || (cap && (zf || zt)), false)
-                            }
-                            PromotionRule::OnCapture => (cap, cap),
-                            PromotionRule::None => (false, false),
-                        };
-                        let to = m.to();
-                        if self.stuck[t as usize][us.idx()][(to.1 * b.w + to.0) as usize] {
-                            match v.rules.stuck {
-                                StuckRule::Forced => {
-                                    can = true;
-                                    must = true;
-                                }
-                                StuckRule::Optional => can = true,
-                                StuckRule::None => {}
-                            }
-                        }
-                        if !must {
-                            opts.push(false);
-                        }
-                        if can {
-                            opts.push(true);
-                        }
-                    }
-                }
-                for p in opts {
-                    let mut mm = *m;
-                    mm.promote = p;
-                    let k = mm.key();
-                    if !keys.contains(&k) {
-                        keys.push(k);
-                        pseudo.push(mm);
-                    }
+            if let Some((c, t)) = b.get(o) {
+                if c == b.side {
+                    self.board_moves_of(b, o, t, &mut pseudo);
                 }
             }
         }
-        if v.rules.drops {
-            for (h, &t) in v.hand_types.iter().enumerate() {
-                if b.hands[us.idx()][h] == 0 {
+        if self.v.rules.drops {
+            self.drops(b, &mut pseudo);
+        }
+        pseudo.into_iter().filter(|m| self.is_legal(b, m)).collect()
+    }
+
+    /// The moves of the piece of type `t` on `o`, with their promotion choices: one pass per
+    /// piece, one move per outcome.
+    fn board_moves_of(&self, b: &Board, o: Sq, t: TypeId, pseudo: &mut Vec<Cand>) {
+        let mut buf = Vec::new();
+        self.piece_moves(b, o, false, &mut buf);
+        let mut seen_pass = false;
+        let mut keys = Vec::new();
+        for m in &buf {
+            if m.pass_mid.is_some() {
+                if seen_pass {
                     continue;
                 }
-                let pt = &v.types[t as usize];
-                for s in b.all_squares() {
-                    if b.get(s).is_some()
-                        || self.stuck[t as usize][us.idx()][(s.1 * b.w + s.0) as usize]
-                    {
-                        continue;
-                    }
-                    if pt.nifu && (0..b.h).any(|y| b.get((s.0, y)) == Some((us, t))) {
-                        continue;
-                    }
-                    let mut m = Cand::new(s, &[(s, false)]);
-                    m.drop = Some(t);
-                    pseudo.push(m);
+                seen_pass = true;
+            }
+            for p in self.promotion_choices(b, o, t, m) {
+                let mut mm = *m;
+                mm.promote = p;
+                let k = mm.key();
+                if !keys.contains(&k) {
+                    keys.push(k);
+                    pseudo.push(mm);
                 }
             }
         }
-        pseudo
-            .into_iter()
-            .filter(|m| {
-                if m.drop.is_none() && v.rules.lion_trading && !self.lion_rules_ok(b, m) {
-                    return false;
+    }
+
+    /// Whether move `m` of the piece of type `t` from `o` may stay unpromoted (`false` in the
+    /// list) and may promote (`true`).
+    // the rule as the rules text states it (enter the zone, or capture in or into it)
+    #[allow(clippy::nonminimal_bool)]
+    fn promotion_choices(&self, b: &Board, o: Sq, t: TypeId, m: &Cand) -> Vec<bool> {
+        let (v, us) = (self.v, b.side);
+        if v.types[t as usize].promotes_to.is_none() {
+            return vec![false];
+        }
+        let zf = self.in_zone(us, o);
+        let zt = self.in_zone(us, m.to());
+        let cap = m.any_capture();
+        let (mut can, mut must) = match v.rules.promotion {
+            PromotionRule::StartOrEnd => (zf || zt, false),
+            PromotionRule::EnterOrCapture => ((!zf && zt) || (cap && (zf || zt)), false),
+            PromotionRule::OnCapture => (cap, cap),
+            PromotionRule::None => (false, false),
+        };
+        let to = m.to();
+        if self.stuck[t as usize][us.idx()][(to.1 * b.w + to.0) as usize] {
+            match v.rules.stuck {
+                StuckRule::Forced => {
+                    can = true;
+                    must = true;
                 }
-                let after =
-                    if v.rules.check || m.drop.is_some() { Some(self.apply(b, m)) } else { None };
-                if v.rules.check && self.in_check(after.as_ref().expect("after"), us) {
-                    return false;
+                StuckRule::Optional => can = true,
+                StuckRule::None => {}
+            }
+        }
+        let mut opts = Vec::new();
+        if !must {
+            opts.push(false);
+        }
+        if can {
+            opts.push(true);
+        }
+        opts
+    }
+
+    /// The drops of the side to move: every empty square where the piece could move again
+    /// later, and no second unpromoted pawn on a file where `nifu` holds.
+    fn drops(&self, b: &Board, pseudo: &mut Vec<Cand>) {
+        let us = b.side;
+        for (h, &t) in self.v.hand_types.iter().enumerate() {
+            if b.hands[us.idx()][h] == 0 {
+                continue;
+            }
+            let pt = &self.v.types[t as usize];
+            for s in b.all_squares() {
+                if b.get(s).is_some()
+                    || self.stuck[t as usize][us.idx()][(s.1 * b.w + s.0) as usize]
+                {
+                    continue;
                 }
-                if let Some(t) = m.drop {
-                    if v.types[t as usize].no_drop_mate {
-                        let a = after.as_ref().expect("after");
-                        if self.in_check(a, us.flip()) && self.legal(a).is_empty() {
-                            return false; // uchifuzume
-                        }
-                    }
+                if pt.nifu && (0..b.h).any(|y| b.get((s.0, y)) == Some((us, t))) {
+                    continue;
                 }
-                true
-            })
-            .collect()
+                let mut m = Cand::new(s, &[(s, false)]);
+                m.drop = Some(t);
+                pseudo.push(m);
+            }
+        }
+    }
+
+    /// Whether the pseudo-legal `m` is legal: the lion-trading rules, no own royal left in
+    /// check, no pawn-drop mate (uchifuzume).
+    fn is_legal(&self, b: &Board, m: &Cand) -> bool {
+        let (v, us) = (self.v, b.side);
+        if m.drop.is_none() && v.rules.lion_trading && !self.lion_rules_ok(b, m) {
+            return false;
+        }
+        if !v.rules.check && m.drop.is_none() {
+            return true;
+        }
+        let after = self.apply(b, m);
+        if v.rules.check && self.in_check(&after, us) {
+            return false;
+        }
+        let drop_mate = |t: TypeId| {
+            v.types[t as usize].no_drop_mate
+                && self.in_check(&after, us.flip())
+                && self.legal(&after).is_empty()
+        };
+        !m.drop.is_some_and(drop_mate)
     }
 }
 
