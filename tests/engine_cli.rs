@@ -137,15 +137,16 @@ fn replay_final_sfen_prints_nothing_when_a_game_is_illegal() {
 
 #[test]
 fn a_closed_output_pipe_ends_perft_without_a_panic() {
-    // the reader closes its end before perft writes: as `shogilab perft --divide | head -0`
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shogilab"))
+    // the reader's end is closed before perft starts, as in `shogilab perft --divide | head -0`
+    // (closing it after the start would race with perft's writes into the pipe's buffer)
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_shogilab"))
         .args(["perft", "-v", "chu", "-d", "2", "--divide"])
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
-        .spawn()
+        .output()
         .expect("run shogilab");
-    drop(child.stdout.take());
-    let out = child.wait_with_output().expect("wait for shogilab");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}: {stderr}", out.status);
