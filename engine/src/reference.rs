@@ -41,12 +41,15 @@ impl Board {
     fn on(&self, s: Sq) -> bool {
         s.0 >= 0 && s.1 >= 0 && s.0 < self.w && s.1 < self.h
     }
+    fn index(&self, s: Sq) -> usize {
+        (s.1 * self.w + s.0) as usize
+    }
     fn get(&self, s: Sq) -> Option<Piece> {
-        self.cells[(s.1 * self.w + s.0) as usize]
+        self.cells[self.index(s)]
     }
     fn set(&mut self, s: Sq, p: Option<Piece>) {
-        let w = self.w;
-        self.cells[(s.1 * w + s.0) as usize] = p;
+        let i = self.index(s);
+        self.cells[i] = p;
     }
     fn all_squares(&self) -> impl Iterator<Item = Sq> {
         let (w, h) = (self.w, self.h);
@@ -801,8 +804,9 @@ impl<'a> Ref<'a> {
         if v.types[t as usize].promotes_to.is_none() {
             return vec![false];
         }
+        let to = m.to();
         let zf = self.in_zone(us, o);
-        let zt = self.in_zone(us, m.to());
+        let zt = self.in_zone(us, to);
         let cap = m.any_capture();
         let (mut can, mut must) = match v.rules.promotion {
             PromotionRule::StartOrEnd => (zf || zt, false),
@@ -810,8 +814,7 @@ impl<'a> Ref<'a> {
             PromotionRule::OnCapture => (cap, cap),
             PromotionRule::None => (false, false),
         };
-        let to = m.to();
-        if self.stuck[t as usize][us.idx()][(to.1 * b.w + to.0) as usize] {
+        if self.stuck[t as usize][us.idx()][b.index(to)] {
             match v.rules.stuck {
                 StuckRule::Forced => {
                     can = true;
@@ -841,9 +844,7 @@ impl<'a> Ref<'a> {
             }
             let pt = &self.v.types[t as usize];
             for s in b.all_squares() {
-                if b.get(s).is_some()
-                    || self.stuck[t as usize][us.idx()][(s.1 * b.w + s.0) as usize]
-                {
+                if b.get(s).is_some() || self.stuck[t as usize][us.idx()][b.index(s)] {
                     continue;
                 }
                 if pt.nifu && (0..b.h).any(|y| b.get((s.0, y)) == Some((us, t))) {

@@ -285,14 +285,13 @@ pub fn speed_lines(games: &[GameLine], sessions: &[SessionLine]) -> Vec<String> 
         ms / 1000.0 / games.len() as f64,
         3.6e6 * games.len() as f64 / ms.max(1.0)
     ));
-    out.extend(session_groups(sessions).iter().filter_map(SessionGroup::line));
+    out.extend(session_groups(sessions).iter().filter_map(|(label, g)| g.line(label)));
     out
 }
 
-/// The sessions of one kind of setup (`imbalance`, or the odds rules such as `odds-pawn`).
+/// The sessions of one kind of setup.
 #[derive(Default)]
 struct SessionGroup {
-    label: String,
     played: u64,
     seconds: f64,
     sessions: usize,
@@ -300,12 +299,11 @@ struct SessionGroup {
 }
 
 impl SessionGroup {
-    fn line(&self) -> Option<String> {
+    fn line(&self, label: &str) -> Option<String> {
         (self.seconds > 0.0).then(|| {
             let threads: Vec<String> = self.threads.iter().map(u64::to_string).collect();
             format!(
-                "{} sessions: {} games in {} session{}, {:.1} min of wall clock with {} threads: {:.0} games per hour (machine and load not recorded in the log)",
-                self.label,
+                "{label} sessions: {} games in {} session{}, {:.1} min of wall clock with {} threads: {:.0} games per hour (machine and load not recorded in the log)",
                 self.played,
                 self.sessions,
                 if self.sessions == 1 { "" } else { "s" },
@@ -317,20 +315,19 @@ impl SessionGroup {
     }
 }
 
-/// Sessions grouped by kind of setup, imbalance first, odds kinds in name order.
-fn session_groups(sessions: &[SessionLine]) -> Vec<SessionGroup> {
-    let mut groups: std::collections::BTreeMap<(bool, String), SessionGroup> = Default::default();
+/// Sessions grouped by kind of setup (`imbalance`, or the odds rules such as `odds-pawn`), in
+/// name order: `imbalance` sorts before every `odds-` kind.
+fn session_groups(sessions: &[SessionLine]) -> std::collections::BTreeMap<&str, SessionGroup> {
+    let mut groups: std::collections::BTreeMap<&str, SessionGroup> = Default::default();
     for s in sessions {
-        let odds = odds::is_odds(&s.agent);
-        let label = if odds { rules_of(&s.agent).to_string() } else { "imbalance".to_string() };
-        let g = groups.entry((odds, label.clone())).or_default();
-        g.label = label;
+        let label = if odds::is_odds(&s.agent) { rules_of(&s.agent) } else { "imbalance" };
+        let g = groups.entry(label).or_default();
         g.played += s.played;
         g.seconds += s.seconds;
         g.sessions += 1;
         g.threads.insert(s.threads);
     }
-    groups.into_values().collect()
+    groups
 }
 
 /// Per method: games or positions behind it, interval widths, and the correlation with the
