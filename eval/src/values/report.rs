@@ -242,8 +242,12 @@ fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
         let pv = reference_at(input.reference, p);
         // three of the reference's pawns more (in the report's unit)
         let pawn = input.kinds.pawn.map_or(f64::NAN, |q| reference_at(input.reference, q));
-        if pv.is_finite() && pv - gcsa >= 3.0 * pawn && e.value < gcsa {
-            r.push(promotion_reason(k, p, pv, input));
+        if pv.is_finite() && pv - gcsa >= 3.0 * pawn {
+            if e.value < gcsa {
+                r.push(promotion_reason(k, p, pv, input));
+            } else {
+                r.extend(promotion_share(k, p, pv, e.value, input));
+            }
         }
     }
     let promoted_only = input.promoted_only[k] && !input.kinds.royal[k];
@@ -282,6 +286,24 @@ fn promotion_reason(k: usize, p: usize, pv: f64, input: &ReportInput) -> String 
         (Some(x), Some(v)) if v < pv => format!("{head}; the engine promoted {:.1}% of its pieces, and values the {} itself below GCSA ({})", 100.0 * x, input.kinds.names[p], short(v)),
         _ => format!("{head}: {plans}"),
     }
+}
+
+/// Why a kind that promotes to a much dearer one `p` (reference `pv`) is worth more than its
+/// reference: the engine promoted at least a tenth of its pieces, and that share of the
+/// promoted kind's value here is part of the kind's own `value`. None where the games record no
+/// promotions or `p` has no value here.
+fn promotion_share(k: usize, p: usize, pv: f64, value: f64, input: &ReportInput) -> Option<String> {
+    let rate = input.usage.and_then(|u| u.promotion_rate(k)).filter(|&x| x >= 0.1)?;
+    let promoted = input.primary.get(p).map(|row| row.estimate.value).filter(|v| v.is_finite())?;
+    let name = &input.kinds.names[p];
+    Some(format!(
+        "the value lies in its promotion to {name} (GCSA {}), which the engine reached for {:.1}% of its pieces: that share of the {name}'s {} here is {} of its {}",
+        short(pv),
+        100.0 * rate,
+        short(promoted),
+        short(rate * promoted),
+        short(value)
+    ))
 }
 
 /// What the games show a piece worth less than its reference value failed to use: its
@@ -810,22 +832,22 @@ mod tests {
     #[test]
     fn explanations_follow_the_usage_of_each_kind() {
         let kinds = Kinds {
-            names: ["pawn", "lion", "rook", "dragon", "lance"].map(String::from).to_vec(),
-            of_type: vec![0, 1, 2, 3, 4],
-            royal: vec![false; 5],
+            names: ["pawn", "lion", "rook", "dragon", "lance", "kirin"].map(String::from).to_vec(),
+            of_type: vec![0, 1, 2, 3, 4, 5],
+            royal: vec![false; 6],
             pawn: Some(0),
             unit: Some(0),
         };
         let reference = Reference {
             source: "test".into(),
             path: "test.toml".into(),
-            values: vec![1.0, 20.0, 6.0, 10.0, 3.0],
+            values: vec![1.0, 20.0, 6.0, 10.0, 3.0, 3.0],
         };
         let row = |v: f64| PrimaryRow {
             estimate: ValueEstimate { piece: String::new(), value: v, lo: v - 0.5, hi: v + 0.5 },
             method: "imbalance".into(),
         };
-        let primary = vec![row(1.0), row(7.0), row(4.0), row(6.0), row(1.0)];
+        let primary = vec![row(1.0), row(7.0), row(4.0), row(6.0), row(1.0), row(5.0)];
         let per = |moves, multi, legal, legal_multi, promotions| usage::KindUsage {
             at_start: 100,
             piece_turns: 1000,
@@ -846,6 +868,7 @@ mod tests {
                 per(200, 0, 900, 0, 50),
                 per(100, 0, 900, 0, 0),
                 per(10, 0, 100, 0, 2),
+                per(100, 0, 900, 0, 25),
             ],
             games: 10,
             plies: 5000,
@@ -858,8 +881,8 @@ mod tests {
             primary: &primary,
             reference: Some(&reference),
             speed: Vec::new(),
-            promotes_to: vec![None, None, Some(3), None, Some(1)],
-            promoted_only: vec![false; 5],
+            promotes_to: vec![None, None, Some(3), None, Some(1), Some(1)],
+            promoted_only: vec![false; 6],
             files: Vec::new(),
             depth: 1,
             calibrations: &[],
@@ -883,6 +906,12 @@ mod tests {
         // the lance reaches its lion (17 pawns dearer) for 2% of its pieces
         let lance = why_of(4);
         assert!(lance.contains("reached for only 2.0% of its pieces"), "{lance}");
+        // the kirin, above its reference, became a lion (7 here) in 25% of its games
+        let kirin = why_of(5);
+        assert!(
+            kirin.starts_with("the value lies in its promotion to lion (GCSA 20.00), which the engine reached for 25.0% of its pieces: that share of the lion's 7.00 here is 1.75 of its 5.00"),
+            "{kirin}"
+        );
         let without = ReportInput { usage: None, ..input };
         let lion = why(1, &primary[1].estimate, &without, 20.0);
         assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
