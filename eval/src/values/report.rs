@@ -246,7 +246,7 @@ fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
             if e.value < gcsa {
                 r.push(promotion_reason(k, p, pv, input));
             } else {
-                r.extend(promotion_share(k, p, pv, e.value, input));
+                r.extend(promotion_share(k, p, pv, gcsa, e.value, input));
             }
         }
     }
@@ -289,20 +289,31 @@ fn promotion_reason(k: usize, p: usize, pv: f64, input: &ReportInput) -> String 
 }
 
 /// Why a kind that promotes to a much dearer one `p` (reference `pv`) is worth more than its
-/// reference: the engine promoted at least a tenth of its pieces, and that share of the
-/// promoted kind's value here is part of the kind's own `value`. None where the games record no
-/// promotions or `p` has no value here.
-fn promotion_share(k: usize, p: usize, pv: f64, value: f64, input: &ReportInput) -> Option<String> {
+/// reference `gcsa`: the engine promoted at least a tenth of its pieces, and that share of the
+/// promoted kind's value here makes up at least half of the gap. None otherwise, or where the
+/// games record no promotions or `p` has no value here.
+fn promotion_share(
+    k: usize,
+    p: usize,
+    pv: f64,
+    gcsa: f64,
+    value: f64,
+    input: &ReportInput,
+) -> Option<String> {
     let rate = input.usage.and_then(|u| u.promotion_rate(k)).filter(|&x| x >= 0.1)?;
     let promoted = input.primary.get(p).map(|row| row.estimate.value).filter(|v| v.is_finite())?;
+    let (share, gap) = (rate * promoted, value - gcsa);
     let name = &input.kinds.names[p];
-    Some(format!(
-        "the value lies in its promotion to {name} (GCSA {}), which the engine reached for {:.1}% of its pieces: that share of the {name}'s {} here is {} of its {}",
+    let (lead, tail) = if share >= gap {
+        ("the gap lies", format!("{}, more than the {}", short(share), short(gap)))
+    } else {
+        ("much of the gap lies", format!("{} of the {}", short(share), short(gap)))
+    };
+    (share >= gap / 2.0).then(|| format!(
+        "{lead} in its promotion to {name} (GCSA {}), which the engine reached for {:.1}% of its pieces: that share of the {name}'s {} here is {tail} by which it exceeds GCSA",
         short(pv),
         100.0 * rate,
         short(promoted),
-        short(rate * promoted),
-        short(value)
     ))
 }
 
@@ -906,12 +917,19 @@ mod tests {
         // the lance reaches its lion (17 pawns dearer) for 2% of its pieces
         let lance = why_of(4);
         assert!(lance.contains("reached for only 2.0% of its pieces"), "{lance}");
-        // the kirin, above its reference, became a lion (7 here) in 25% of its games
+        // the kirin, above its reference, became a lion (7 here) in 25% of its games: 1.75 of
+        // its gap of 2; with a gap of 6 the promotion no longer explains it
         let kirin = why_of(5);
         assert!(
-            kirin.starts_with("the value lies in its promotion to lion (GCSA 20.00), which the engine reached for 25.0% of its pieces: that share of the lion's 7.00 here is 1.75 of its 5.00"),
+            kirin.starts_with("much of the gap lies in its promotion to lion (GCSA 20.00), which the engine reached for 25.0% of its pieces: that share of the lion's 7.00 here is 1.75 of the 2.00 by which it exceeds GCSA"),
             "{kirin}"
         );
+        let level = ValueEstimate { value: 4.5, ..primary[5].estimate.clone() };
+        let kirin = why(5, &level, &input, reference.values[5]);
+        assert!(kirin.contains("here is 1.75, more than the 1.50 by which it exceeds"), "{kirin}");
+        let dearer = ValueEstimate { value: 9.0, ..primary[5].estimate.clone() };
+        let kirin = why(5, &dearer, &input, reference.values[5]);
+        assert!(kirin.starts_with("worth more to a depth-1 tactical engine"), "{kirin}");
         let without = ReportInput { usage: None, ..input };
         let lion = why(1, &primary[1].estimate, &without, 20.0);
         assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
