@@ -838,76 +838,108 @@ mod tests {
         assert_eq!(spearman_interval(&m, &reference), Some((1.0, 1.0)));
     }
 
+    /// Six kinds with their usage in games: pawn, lion, rook, dragon, lance, kirin.
+    struct Explained {
+        kinds: Kinds,
+        reference: Reference,
+        primary: Vec<PrimaryRow>,
+        usage: Usage,
+    }
+
+    impl Explained {
+        fn new() -> Self {
+            let row = |v: f64| PrimaryRow {
+                estimate: ValueEstimate {
+                    piece: String::new(),
+                    value: v,
+                    lo: v - 0.5,
+                    hi: v + 0.5,
+                },
+                method: "imbalance".into(),
+            };
+            let per = |moves, multi, legal, legal_multi, promotions| usage::KindUsage {
+                at_start: 100,
+                piece_turns: 1000,
+                legal,
+                legal_multi,
+                moves,
+                moves_multi: multi,
+                promotions,
+                removed: 0,
+                lost: 0,
+            };
+            Explained {
+                kinds: Kinds {
+                    names: ["pawn", "lion", "rook", "dragon", "lance", "kirin"]
+                        .map(String::from)
+                        .to_vec(),
+                    of_type: vec![0, 1, 2, 3, 4, 5],
+                    royal: vec![false; 6],
+                    pawn: Some(0),
+                    unit: Some(0),
+                },
+                reference: Reference {
+                    source: "test".into(),
+                    path: "test.toml".into(),
+                    values: vec![1.0, 20.0, 6.0, 10.0, 3.0, 3.0],
+                },
+                primary: vec![row(1.0), row(7.0), row(4.0), row(6.0), row(1.0), row(5.0)],
+                // the lion has multi-step moves in 20% of its legal moves and plays 1%; the lance
+                // moves 0.1 times as often as the average (about 100 moves per 1000 piece-turns)
+                usage: Usage {
+                    kinds: vec![
+                        per(100, 0, 500, 0, 0),
+                        per(100, 1, 2000, 400, 0),
+                        per(200, 0, 900, 0, 50),
+                        per(100, 0, 900, 0, 0),
+                        per(10, 0, 100, 0, 2),
+                        per(100, 0, 900, 0, 25),
+                    ],
+                    games: 10,
+                    plies: 5000,
+                },
+            }
+        }
+
+        fn input(&self, usage: bool) -> ReportInput<'_> {
+            ReportInput {
+                variant: "test",
+                command: "",
+                kinds: &self.kinds,
+                methods: &[],
+                primary: &self.primary,
+                reference: Some(&self.reference),
+                speed: Vec::new(),
+                promotes_to: vec![None, None, Some(3), None, Some(1), Some(1)],
+                promoted_only: vec![false; 6],
+                files: Vec::new(),
+                depth: 1,
+                calibrations: &[],
+                usage: usage.then_some(&self.usage),
+            }
+        }
+
+        /// The explanation of kind `k` valued at `value` (None: its primary value).
+        fn why(&self, k: usize, value: Option<f64>, usage: bool) -> String {
+            let mut e = self.primary[k].estimate.clone();
+            e.value = value.unwrap_or(e.value);
+            why(k, &e, &self.input(usage), self.reference.values[k])
+        }
+    }
+
     /// The explanations cite what the games show: an unused multi-step move, a rarely moved
     /// piece, a promotion seldom reached or a promoted kind undervalued too.
     #[test]
     fn explanations_follow_the_usage_of_each_kind() {
-        let kinds = Kinds {
-            names: ["pawn", "lion", "rook", "dragon", "lance", "kirin"].map(String::from).to_vec(),
-            of_type: vec![0, 1, 2, 3, 4, 5],
-            royal: vec![false; 6],
-            pawn: Some(0),
-            unit: Some(0),
-        };
-        let reference = Reference {
-            source: "test".into(),
-            path: "test.toml".into(),
-            values: vec![1.0, 20.0, 6.0, 10.0, 3.0, 3.0],
-        };
-        let row = |v: f64| PrimaryRow {
-            estimate: ValueEstimate { piece: String::new(), value: v, lo: v - 0.5, hi: v + 0.5 },
-            method: "imbalance".into(),
-        };
-        let primary = vec![row(1.0), row(7.0), row(4.0), row(6.0), row(1.0), row(5.0)];
-        let per = |moves, multi, legal, legal_multi, promotions| usage::KindUsage {
-            at_start: 100,
-            piece_turns: 1000,
-            legal,
-            legal_multi,
-            moves,
-            moves_multi: multi,
-            promotions,
-            removed: 0,
-            lost: 0,
-        };
-        let u = Usage {
-            // the lion has multi-step moves in 20% of its legal moves and plays 1%; the lance
-            // moves 0.1 times as often as the average (about 100 moves per 1000 piece-turns)
-            kinds: vec![
-                per(100, 0, 500, 0, 0),
-                per(100, 1, 2000, 400, 0),
-                per(200, 0, 900, 0, 50),
-                per(100, 0, 900, 0, 0),
-                per(10, 0, 100, 0, 2),
-                per(100, 0, 900, 0, 25),
-            ],
-            games: 10,
-            plies: 5000,
-        };
-        let input = ReportInput {
-            variant: "test",
-            command: "",
-            kinds: &kinds,
-            methods: &[],
-            primary: &primary,
-            reference: Some(&reference),
-            speed: Vec::new(),
-            promotes_to: vec![None, None, Some(3), None, Some(1), Some(1)],
-            promoted_only: vec![false; 6],
-            files: Vec::new(),
-            depth: 1,
-            calibrations: &[],
-            usage: Some(&u),
-        };
-        let why_of = |k: usize| why(k, &primary[k].estimate, &input, reference.values[k]);
-        let lion = why_of(1);
+        let x = Explained::new();
+        let lion = x.why(1, None, true);
         assert!(lion.starts_with("the engine seldom uses its multi-step moves"), "{lion}");
         assert!(
             lion.contains("1.0% of its moves multi-step against 20.0% of its legal moves"),
             "{lion}"
         );
         // the rook promotes (50%) to a dragon it values below GCSA (6 against 10)
-        let rook = why_of(2);
+        let rook = x.why(2, None, true);
         assert!(
             rook.contains(
                 "promoted 50.0% of its pieces, and values the dragon itself below GCSA (6.00)"
@@ -915,24 +947,29 @@ mod tests {
             "{rook}"
         );
         // the lance reaches its lion (17 pawns dearer) for 2% of its pieces
-        let lance = why_of(4);
+        let lance = x.why(4, None, true);
         assert!(lance.contains("reached for only 2.0% of its pieces"), "{lance}");
-        // the kirin, above its reference, became a lion (7 here) in 25% of its games: 1.75 of
-        // its gap of 2; with a gap of 6 the promotion no longer explains it
-        let kirin = why_of(5);
+        let lion = x.why(1, None, false);
+        assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
+        assert!(!lion.contains("games:"), "{lion}");
+    }
+
+    /// A kind above its reference is explained by a promotion the engine reached often, when
+    /// that share of the promoted kind's value makes up at least half of the gap.
+    #[test]
+    fn a_promotion_reached_often_explains_a_kind_above_its_reference() {
+        let x = Explained::new();
+        // the kirin (5 here, GCSA 3) became a lion (7 here) for 25% of its pieces: 1.75 of 2
+        let kirin = x.why(5, None, true);
         assert!(
             kirin.starts_with("much of the gap lies in its promotion to lion (GCSA 20.00), which the engine reached for 25.0% of its pieces: that share of the lion's 7.00 here is 1.75 of the 2.00 by which it exceeds GCSA"),
             "{kirin}"
         );
-        let level = ValueEstimate { value: 4.5, ..primary[5].estimate.clone() };
-        let kirin = why(5, &level, &input, reference.values[5]);
+        let kirin = x.why(5, Some(4.5), true);
         assert!(kirin.contains("here is 1.75, more than the 1.50 by which it exceeds"), "{kirin}");
-        let dearer = ValueEstimate { value: 9.0, ..primary[5].estimate.clone() };
-        let kirin = why(5, &dearer, &input, reference.values[5]);
-        assert!(kirin.starts_with("worth more to a depth-1 tactical engine"), "{kirin}");
-        let without = ReportInput { usage: None, ..input };
-        let lion = why(1, &primary[1].estimate, &without, 20.0);
-        assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
-        assert!(!lion.contains("games:"), "{lion}");
+        // with a gap of 6, or no record of its promotions, the promotion explains nothing
+        for kirin in [x.why(5, Some(9.0), true), x.why(5, None, false)] {
+            assert!(kirin.starts_with("worth more to a depth-1 tactical engine"), "{kirin}");
+        }
     }
 }
