@@ -270,6 +270,13 @@ fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
     r.join("; ")
 }
 
+/// What the games and the table say of kind `k`'s promotion to `p`: the share of its pieces
+/// the engine promoted, and `p`'s primary value.
+fn promotion_facts(k: usize, p: usize, input: &ReportInput) -> (Option<f64>, Option<f64>) {
+    let rate = input.usage.and_then(|u| u.promotion_rate(k));
+    (rate, input.primary.get(p).map(|row| row.estimate.value))
+}
+
 /// Why a kind that promotes to a much dearer one `p` (reference `pv`) is undervalued: the
 /// engine seldom promotes it, or it does and undervalues `p` too.
 fn promotion_reason(k: usize, p: usize, pv: f64, input: &ReportInput) -> String {
@@ -279,9 +286,7 @@ fn promotion_reason(k: usize, p: usize, pv: f64, input: &ReportInput) -> String 
         "human averages price in promotion prospects that a depth-{} engine does not plan for",
         input.depth
     );
-    let rate = input.usage.and_then(|u| u.promotion_rate(k));
-    let promoted = input.primary.get(p).map(|row| row.estimate.value);
-    match (rate, promoted) {
+    match promotion_facts(k, p, input) {
         (Some(x), _) if x < 0.1 => format!("{head}, which the engine reached for only {:.1}% of its pieces: {plans}", 100.0 * x),
         (Some(x), Some(v)) if v < pv => format!("{head}; the engine promoted {:.1}% of its pieces, and values the {} itself below GCSA ({})", 100.0 * x, input.kinds.names[p], short(v)),
         _ => format!("{head}: {plans}"),
@@ -300,8 +305,9 @@ fn promotion_share(
     value: f64,
     input: &ReportInput,
 ) -> Option<String> {
-    let rate = input.usage.and_then(|u| u.promotion_rate(k)).filter(|&x| x >= 0.1)?;
-    let promoted = input.primary.get(p).map(|row| row.estimate.value).filter(|v| v.is_finite())?;
+    let (rate, promoted) = promotion_facts(k, p, input);
+    let rate = rate.filter(|&x| x >= 0.1)?;
+    let promoted = promoted.filter(|v| v.is_finite())?;
     let (share, gap) = (rate * promoted, value - gcsa);
     let name = &input.kinds.names[p];
     let (lead, tail) = if share >= gap {
