@@ -1,0 +1,266 @@
+//! One line of explanation for each kind whose measured value and reference value differ by
+//! more than their intervals (the agreement section of the report): from what the games show
+//! of the kind (its promotion reached or not, its multi-step moves or its mobility left unused)
+//! and, where they show nothing, from what the engine is (a shallow material search).
+//!
+//! The rules, in the order they are tried:
+//! - a royal kind: the reference ignores royalty;
+//! - a kind whose promotion is at least three reference pawns dearer: below its reference, the
+//!   value lies in the promotion (seldom reached, or the promoted kind undervalued too); above
+//!   it, the promotion explains the gap when reached for at least a tenth of its pieces and that
+//!   share of the promoted kind's value makes up at least half of the gap;
+//! - a kind that exists only by promotion, below its reference;
+//! - a kind below its reference whose multi-step moves or mobility the engine left unused;
+//! - otherwise the engine's depth, and in every case how the engine used the kind.
+
+use super::report::{reference_at, short, ReportInput};
+use super::usage::{self, Usage};
+use super::ValueEstimate;
+
+/// Why kind `k`, measured at `e`, differs from its reference value `gcsa`: the reasons joined
+/// by semicolons.
+pub(crate) fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> String {
+    let mut r = Vec::new();
+    if input.kinds.royal[k] {
+        r.push("royal: the GCSA average ignores royalty, while here a king is only ever removed from a side that keeps a prince (and a prince is an extra life)".to_string());
+    }
+    if let Some(p) = input.promotes_to[k] {
+        let pv = reference_at(input.reference, p);
+        // three of the reference's pawns more (in the report's unit)
+        let pawn = input.kinds.pawn.map_or(f64::NAN, |q| reference_at(input.reference, q));
+        if pv.is_finite() && pv - gcsa >= 3.0 * pawn {
+            if e.value < gcsa {
+                r.push(promotion_reason(k, p, pv, input));
+            } else {
+                r.extend(promotion_share(k, p, pv, gcsa, e.value, input));
+            }
+        }
+    }
+    let promoted_only = input.promoted_only[k] && !input.kinds.royal[k];
+    if promoted_only && e.value < gcsa {
+        r.push("exists only by promotion: in the games it appears by in-place promotion in the start array, where a long-range promoted piece has few targets and the engine has no plan for it".into());
+    }
+    if r.is_empty() && e.value < gcsa {
+        r.extend(input.usage.and_then(|u| unused_power(u, k)));
+    }
+    if r.is_empty() {
+        if e.value < gcsa {
+            r.push(format!("the engine (material search at depth {} + captures) turns this piece into wins less surely than strong players do; most large pieces come out below their GCSA value (a compressed scale)", input.depth));
+        } else {
+            r.push(format!("worth more to a depth-{} tactical engine, whose games are decided by short-range captures, than in human play", input.depth));
+        }
+    }
+    if let Some(c) = input.usage.and_then(|u| usage::clause(u, k, input.promotes_to[k].is_some())) {
+        r.push(c);
+    }
+    r.join("; ")
+}
+
+/// What the games and the table say of kind `k`'s promotion to `p`: the share of its pieces
+/// the engine promoted, and `p`'s primary value.
+fn promotion_facts(k: usize, p: usize, input: &ReportInput) -> (Option<f64>, Option<f64>) {
+    let rate = input.usage.and_then(|u| u.promotion_rate(k));
+    (rate, input.primary.get(p).map(|row| row.estimate.value))
+}
+
+/// Why a kind that promotes to a much dearer one `p` (reference `pv`) is undervalued: the
+/// engine seldom promotes it, or it does and undervalues `p` too.
+fn promotion_reason(k: usize, p: usize, pv: f64, input: &ReportInput) -> String {
+    let head =
+        format!("the value lies in its promotion to {} (GCSA {})", input.kinds.names[p], short(pv));
+    let plans = format!(
+        "human averages price in promotion prospects that a depth-{} engine does not plan for",
+        input.depth
+    );
+    match promotion_facts(k, p, input) {
+        (Some(x), _) if x < 0.1 => format!("{head}, which the engine reached for only {:.1}% of its pieces: {plans}", 100.0 * x),
+        (Some(x), Some(v)) if v < pv => format!("{head}; the engine promoted {:.1}% of its pieces, and values the {} itself below GCSA ({})", 100.0 * x, input.kinds.names[p], short(v)),
+        _ => format!("{head}: {plans}"),
+    }
+}
+
+/// Why a kind that promotes to a much dearer one `p` (reference `pv`) is worth more than its
+/// reference `gcsa`: the engine promoted at least a tenth of its pieces, and that share of the
+/// promoted kind's value here makes up at least half of the gap. None otherwise, or where the
+/// games record no promotions or `p` has no value here.
+fn promotion_share(
+    k: usize,
+    p: usize,
+    pv: f64,
+    gcsa: f64,
+    value: f64,
+    input: &ReportInput,
+) -> Option<String> {
+    let (rate, promoted) = promotion_facts(k, p, input);
+    let rate = rate.filter(|&x| x >= 0.1)?;
+    let promoted = promoted.filter(|v| v.is_finite())?;
+    let (share, gap) = (rate * promoted, value - gcsa);
+    let name = &input.kinds.names[p];
+    let (lead, tail) = if share >= gap {
+        ("the gap lies", format!("{}, more than the {}", short(share), short(gap)))
+    } else {
+        ("much of the gap lies", format!("{} of the {}", short(share), short(gap)))
+    };
+    (share >= gap / 2.0).then(|| format!(
+        "{lead} in its promotion to {name} (GCSA {}), which the engine reached for {:.1}% of its pieces: that share of the {name}'s {} here is {tail} by which it exceeds GCSA",
+        short(pv),
+        100.0 * rate,
+        short(promoted),
+    ))
+}
+
+/// What the games show a piece worth less than its reference value failed to use: its
+/// multi-step moves (played at under a third of their share of its legal moves, where they are
+/// at least 5% of them), or its mobility (moved under half as often as the average piece).
+fn unused_power(u: &Usage, k: usize) -> Option<String> {
+    if let Some((played, legal)) = u.multi_step(k) {
+        if legal >= 0.05 && played < legal / 3.0 {
+            return Some(
+                "the engine seldom uses its multi-step moves (lion moves, igui, area moves)".into(),
+            );
+        }
+    }
+    (u.activity(k)? < 0.5).then(|| "the engine seldom moves it".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::report::{PrimaryRow, Reference};
+    use crate::values::Kinds;
+
+    /// Six kinds with their usage in games: pawn, lion, rook, dragon, lance, kirin.
+    struct Explained {
+        kinds: Kinds,
+        reference: Reference,
+        primary: Vec<PrimaryRow>,
+        usage: Usage,
+    }
+
+    impl Explained {
+        fn new() -> Self {
+            let row = |v: f64| PrimaryRow {
+                estimate: ValueEstimate {
+                    piece: String::new(),
+                    value: v,
+                    lo: v - 0.5,
+                    hi: v + 0.5,
+                },
+                method: "imbalance".into(),
+            };
+            let per = |moves, multi, legal, legal_multi, promotions| usage::KindUsage {
+                at_start: 100,
+                piece_turns: 1000,
+                legal,
+                legal_multi,
+                moves,
+                moves_multi: multi,
+                promotions,
+                removed: 0,
+                lost: 0,
+            };
+            Explained {
+                kinds: Kinds {
+                    names: ["pawn", "lion", "rook", "dragon", "lance", "kirin"]
+                        .map(String::from)
+                        .to_vec(),
+                    of_type: vec![0, 1, 2, 3, 4, 5],
+                    royal: vec![false; 6],
+                    pawn: Some(0),
+                    unit: Some(0),
+                },
+                reference: Reference {
+                    source: "test".into(),
+                    path: "test.toml".into(),
+                    values: vec![1.0, 20.0, 6.0, 10.0, 3.0, 3.0],
+                },
+                primary: vec![row(1.0), row(7.0), row(4.0), row(6.0), row(1.0), row(5.0)],
+                // the lion has multi-step moves in 20% of its legal moves and plays 1%; the lance
+                // moves 0.1 times as often as the average (about 100 moves per 1000 piece-turns)
+                usage: Usage {
+                    kinds: vec![
+                        per(100, 0, 500, 0, 0),
+                        per(100, 1, 2000, 400, 0),
+                        per(200, 0, 900, 0, 50),
+                        per(100, 0, 900, 0, 0),
+                        per(10, 0, 100, 0, 2),
+                        per(100, 0, 900, 0, 25),
+                    ],
+                    games: 10,
+                    plies: 5000,
+                },
+            }
+        }
+
+        fn input(&self, usage: bool) -> ReportInput<'_> {
+            ReportInput {
+                variant: "test",
+                command: "",
+                kinds: &self.kinds,
+                methods: &[],
+                primary: &self.primary,
+                reference: Some(&self.reference),
+                speed: Vec::new(),
+                promotes_to: vec![None, None, Some(3), None, Some(1), Some(1)],
+                promoted_only: vec![false; 6],
+                files: Vec::new(),
+                depth: 1,
+                calibrations: &[],
+                usage: usage.then_some(&self.usage),
+            }
+        }
+
+        /// The explanation of kind `k` valued at `value` (None: its primary value).
+        fn why(&self, k: usize, value: Option<f64>, usage: bool) -> String {
+            let mut e = self.primary[k].estimate.clone();
+            e.value = value.unwrap_or(e.value);
+            why(k, &e, &self.input(usage), self.reference.values[k])
+        }
+    }
+
+    /// The explanations cite what the games show: an unused multi-step move, a rarely moved
+    /// piece, a promotion seldom reached or a promoted kind undervalued too.
+    #[test]
+    fn explanations_follow_the_usage_of_each_kind() {
+        let x = Explained::new();
+        let lion = x.why(1, None, true);
+        assert!(lion.starts_with("the engine seldom uses its multi-step moves"), "{lion}");
+        assert!(
+            lion.contains("1.0% of its moves multi-step against 20.0% of its legal moves"),
+            "{lion}"
+        );
+        // the rook promotes (50%) to a dragon it values below GCSA (6 against 10)
+        let rook = x.why(2, None, true);
+        assert!(
+            rook.contains(
+                "promoted 50.0% of its pieces, and values the dragon itself below GCSA (6.00)"
+            ),
+            "{rook}"
+        );
+        // the lance reaches its lion (17 pawns dearer) for 2% of its pieces
+        let lance = x.why(4, None, true);
+        assert!(lance.contains("reached for only 2.0% of its pieces"), "{lance}");
+        let lion = x.why(1, None, false);
+        assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
+        assert!(!lion.contains("games:"), "{lion}");
+    }
+
+    /// A kind above its reference is explained by a promotion the engine reached often, when
+    /// that share of the promoted kind's value makes up at least half of the gap.
+    #[test]
+    fn a_promotion_reached_often_explains_a_kind_above_its_reference() {
+        let x = Explained::new();
+        // the kirin (5 here, GCSA 3) became a lion (7 here) for 25% of its pieces: 1.75 of 2
+        let kirin = x.why(5, None, true);
+        assert!(
+            kirin.starts_with("much of the gap lies in its promotion to lion (GCSA 20.00), which the engine reached for 25.0% of its pieces: that share of the lion's 7.00 here is 1.75 of the 2.00 by which it exceeds GCSA"),
+            "{kirin}"
+        );
+        let kirin = x.why(5, Some(4.5), true);
+        assert!(kirin.contains("here is 1.75, more than the 1.50 by which it exceeds"), "{kirin}");
+        // with a gap of 6, or no record of its promotions, the promotion explains nothing
+        for kirin in [x.why(5, Some(9.0), true), x.why(5, None, false)] {
+            assert!(kirin.starts_with("worth more to a depth-1 tactical engine"), "{kirin}");
+        }
+    }
+}
