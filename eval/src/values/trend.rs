@@ -392,8 +392,9 @@ impl Trend {
         (factor, ratios.iter().map(|r| r / factor).collect())
     }
 
-    /// The kinds that move most beyond the common scale, `n` each way, as words.
-    fn movers(&self, relative: &[f64], n: usize) -> (String, String) {
+    /// The kinds that move most beyond the common scale, up to `n` each way and none in both
+    /// lists, as words; `None` with fewer than two such kinds.
+    fn movers(&self, relative: &[f64], n: usize) -> Option<(String, String)> {
         let first = &self.engines[0];
         let mut ks: Vec<usize> = (0..self.kinds.len())
             .filter(|&k| first.points[k].value > 0.5 && relative[k].is_finite())
@@ -405,16 +406,22 @@ impl Trend {
                 ks.iter().map(|&k| format!("{} ×{:.2}", self.kinds[k], relative[k])).collect();
             w.join(", ")
         };
-        let up = words(&ks[..n.min(ks.len())]);
+        let each = n.min(ks.len() / 2);
+        if each == 0 {
+            return None;
+        }
+        let up = words(&ks[..each]);
         ks.reverse();
-        (up, words(&ks[..n.min(ks.len())]))
+        Some((up, words(&ks[..each])))
     }
 
     fn summary(&self) -> String {
         let (factor, relative) = self.rescaled();
-        let (up, down) = self.movers(&relative, 4);
+        let beyond = self.movers(&relative, 4).map_or(String::new(), |(up, down)| {
+            format!(" Beyond that factor, the kinds that gain most are {up}; those that lose most, {down}.")
+        });
         let scale = format!(
-            "* Much of that is the unit itself: from the weakest to the strongest engine the values grow by a common factor of {:.2} (median over the kinds worth more than half a {} at the weakest). Beyond that factor, the kinds that gain most are {up}; those that lose most, {down}.\n",
+            "* Much of that is the unit itself: from the weakest to the strongest engine the values grow by a common factor of {:.2} (median over the kinds worth more than half a {} at the weakest).{beyond}\n",
             factor, self.config.unit
         );
         let changes: Vec<Change> = (0..self.kinds.len()).map(|k| self.change(k)).collect();
@@ -523,6 +530,11 @@ mod tests {
         assert!(md.contains("## Where the strongest engine and the reference disagree"), "{md}");
         assert!(md.contains("* **lion**: reference 20.00 (scaled 21.33) lies above"), "{md}");
         assert!(!md.contains("* **gold general**"), "{md}");
+        // two kinds beyond the unit: one in each list, none in both
+        assert!(
+            md.contains("gain most are lion ×1.00; those that lose most, gold general ×0.41."),
+            "{md}"
+        );
         // another unit, one engine, an unknown key, a missing method: refused naming the file
         let text = std::fs::read_to_string(&cfg).unwrap();
         let gold_unit = write(&dir, "gold.toml", &format!("unit = \"gold general\"\n{text}"));

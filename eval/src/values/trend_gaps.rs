@@ -136,6 +136,11 @@ impl Trend {
         };
         let beyond = if !relative.is_finite() {
             "not measured by every engine".to_string()
+        } else if first.points[k].lo <= 0.0 {
+            format!(
+                "no ratio to the common factor: `{}`'s interval reaches zero",
+                first.entry.label
+            )
         } else if relative > 1.15 {
             format!("it gains ×{relative:.2} beyond the common factor {factor:.2}: the stronger engines use it more")
         } else if relative < 0.87 {
@@ -295,6 +300,11 @@ mod tests {
         );
         let err = Trend::load(Path::new(&empty)).unwrap_err().to_string();
         assert!(err.contains("none") && err.contains("no imbalance games"), "{err}");
+        // a weakest value whose interval reaches zero gives no ratio to the common factor
+        assert!(md.contains("it gains ×1.33 beyond the common factor 1.00"), "{md}");
+        write(&dir, "weak.csv", &rows("6,-1,7"));
+        let md = Trend::load(Path::new(&cfg)).unwrap().markdown("shogilab values-trend");
+        assert!(md.contains("no ratio to the common factor: `d1`'s interval reaches zero"), "{md}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
