@@ -1,8 +1,8 @@
 //! Where a trend's strongest engine and the reference table disagree, beyond the unit.
 //!
 //! Engines measure in their own unit (what a pawn decides between them), so a reference table
-//! is first brought to each engine's scale: times the median, over the kinds, of the engine's
-//! value over the reference value. A kind disagrees when that scaled reference lies outside
+//! is first brought to each engine's scale: times the median, over the kinds that the engine
+//! measures clearly above zero, of the engine's value over the reference value. A kind disagrees when that scaled reference lies outside
 //! the strongest engine's 95% interval. Each disagreement gets one line from the data: how
 //! the gap changed from the weakest engine to the strongest, whether the kind moved with the
 //! common scale factor or beyond it, and, when the trend names an engine's game log, the
@@ -41,15 +41,17 @@ struct Scales {
 }
 
 impl Trend {
-    /// The median, over the kinds with a finite value and a positive reference (the unit left
-    /// out), of the engine's value over the reference: the reference table's scale at that
-    /// engine.
+    /// The median, over the kinds with a positive reference (the unit left out) that the
+    /// engine measures clearly above zero (the low end of the interval; all of them where none
+    /// is), of the engine's value over the reference: the reference table's scale at that
+    /// engine. Kinds whose interval reaches zero would pull a noisy table's scale towards zero.
     pub fn scale(&self, e: &EngineValues) -> f64 {
-        upper_median(
-            (0..self.kinds.len())
-                .filter(|&k| self.kinds[k] != self.config.unit && self.reference[k] > 0.0)
-                .map(|k| e.points[k].value / self.reference[k]),
-        )
+        let kinds: Vec<usize> = (0..self.kinds.len())
+            .filter(|&k| self.kinds[k] != self.config.unit && self.reference[k] > 0.0)
+            .collect();
+        let clear: Vec<usize> = kinds.iter().copied().filter(|&k| e.points[k].lo > 0.0).collect();
+        let used = if clear.is_empty() { &kinds } else { &clear };
+        upper_median(used.iter().map(|&k| e.points[k].value / self.reference[k]))
     }
 
     /// The kinds whose reference, at the strongest engine's scale, lies outside its interval,
@@ -102,7 +104,7 @@ impl Trend {
             .filter(|&k| self.change(k).covers == Some(false) && last.points[k].value.is_finite())
             .count();
         let mut s = format!(
-            "\n## Where the strongest engine and the reference disagree\n\nEach engine has its own unit, so the reference is brought to an engine's scale first: times the median over the kinds of the engine's value over the reference value (×{} at `{}`, ×{} at `{}`). In the engines' units the reference lies outside `{}`'s interval for {raw} kinds; at its scale, for the {} below. Per kind: the gap at the strongest engine; whether the relative gap narrows from the weakest engine to the strongest; whether the kind moved with the common scale factor or beyond it",
+            "\n## Where the strongest engine and the reference disagree\n\nEach engine has its own unit, so the reference is brought to an engine's scale first: times the median, over the kinds whose interval there lies above zero, of the engine's value over the reference value (×{} at `{}`, ×{} at `{}`). In the engines' units the reference lies outside `{}`'s interval for {raw} kinds; at its scale, for the {} below. Per kind: the gap at the strongest engine; whether the relative gap narrows from the weakest engine to the strongest; whether the kind moved with the common scale factor or beyond it",
             short(scales.first),
             first.entry.label,
             short(scales.last),
