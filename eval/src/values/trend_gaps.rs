@@ -2,13 +2,13 @@
 //!
 //! Engines measure in their own unit (what a pawn decides between them), so a reference table
 //! is first brought to each engine's scale: times the median, over the kinds that the engine
-//! measures clearly above zero, of the engine's value over the reference value. A kind disagrees when that scaled reference lies outside
-//! the strongest engine's 95% interval. Each disagreement gets one line from the data: how
-//! the gap changed from the weakest engine to the strongest, whether the kind moved with the
-//! common scale factor or beyond it, and, when the trend names an engine's game log, the
-//! logged games that decide between the engine's value of the kind and its scaled reference
-//! ([`super::evidence`]): their score and the easiest to read of them, written to a file that
-//! `shogilab replay` reads.
+//! measures clearly above zero, of the engine's value over the reference value. A kind
+//! disagrees when that scaled reference lies outside the strongest engine's 95% interval. Each
+//! disagreement gets one line from the data: how the gap changed from the weakest engine to the
+//! strongest, whether the kind moved with the common scale factor or beyond it, and, when the
+//! trend names an engine's game log, the logged games that decide between the engine's value of
+//! the kind and its scaled reference ([`super::evidence`]): their score and the easiest to read
+//! of them, written to a file that `shogilab replay` reads.
 
 use super::evidence::{deciding_games, difference_words, replay_line, Deciding, Verdict};
 use super::imbalance::GameLine;

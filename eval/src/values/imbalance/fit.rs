@@ -3,7 +3,7 @@
 //! the quiet positions of the games.
 
 use super::{agents_in, logged_move, rules_of, start_of, GameLine, ImbalanceError};
-use crate::values::stats::{ratio_bootstrap, Design};
+use crate::values::stats::{logistic_fit, pearson, ratio, ratio_bootstrap, spearman, Design};
 use crate::values::{
     estimates_from, positions_fit_notes, unit_notes, width_curve, Kinds, MethodResult,
 };
@@ -57,7 +57,7 @@ fn per_rules_note(kinds: &Kinds, games: &[GameLine], unit: usize, ridge: f64) ->
     for r in &rules {
         let own: Vec<GameLine> = games.iter().filter(|g| g.agent == *r).cloned().collect();
         let d = design(kinds, &own).ok()?;
-        let fit = crate::values::stats::logistic_fit(&d, None, ridge);
+        let fit = logistic_fit(&d, None, ridge);
         let coef = fit.beta[1 + unit];
         parts.push(format!(
             "`{}` ({} games) {} coefficient {coef:.4}",
@@ -65,9 +65,7 @@ fn per_rules_note(kinds: &Kinds, games: &[GameLine], unit: usize, ridge: f64) ->
             own.len(),
             kinds.unit_name()
         ));
-        values.push(
-            (0..kinds.len()).map(|k| crate::values::stats::ratio(fit.beta[1 + k], coef)).collect(),
-        );
+        values.push((0..kinds.len()).map(|k| ratio(fit.beta[1 + k], coef)).collect());
     }
     let (a, b): (Vec<f64>, Vec<f64>) = values[0]
         .iter()
@@ -90,8 +88,8 @@ fn per_rules_note(kinds: &Kinds, games: &[GameLine], unit: usize, ridge: f64) ->
     Some(format!(
         "setup rules fitted alone: {}; the first and last rules' values correlate at Pearson {:.2} (Spearman {:.2}) over {} kinds, the last's are {:.2} times the first's (median ratio over kinds worth more than half a {})",
         parts.join(", "),
-        crate::values::stats::pearson(&a, &b),
-        crate::values::stats::spearman(&a, &b),
+        pearson(&a, &b),
+        spearman(&a, &b),
         a.len(),
         median,
         kinds.unit_name()
