@@ -5,6 +5,9 @@
 //!
 //! The rules, in the order they are tried:
 //! - a royal kind: the reference ignores royalty;
+//! - a kind whose reference, brought to the table's scale ([`reference_scale`]: the engine's
+//!   unit is not the reference's), lies inside its interval: the unit, not the rank, differs,
+//!   and the rules below are not tried;
 //! - a kind whose promotion is at least three reference pawns dearer: below its reference, the
 //!   value lies in the promotion (seldom reached, or the promoted kind undervalued too); above
 //!   it, the promotion explains the gap when reached for at least a tenth of its pieces and that
@@ -14,6 +17,7 @@
 //! - otherwise the engine's depth, and in every case how the engine used the kind.
 
 use super::report::{reference_at, short, ReportInput};
+use super::scale::{reference_scale, Measured};
 use super::usage::{self, Usage};
 use super::ValueEstimate;
 
@@ -24,6 +28,37 @@ pub(crate) fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -
     if input.kinds.royal[k] {
         r.push("royal: the GCSA average ignores royalty, while here a king is only ever removed from a side that keeps a prince (and a prince is an extra life)".to_string());
     }
+    match scale_reason(e, input, gcsa) {
+        Some(reason) => r.push(reason),
+        None => gap_reasons(k, e, input, gcsa, &mut r),
+    }
+    if let Some(c) = input.usage.and_then(|u| usage::clause(u, k, input.promotes_to[k].is_some())) {
+        r.push(c);
+    }
+    r.join("; ")
+}
+
+/// Where the reference brought to this table's scale lies inside `e`'s interval: the table's
+/// unit differs from the reference's, not the kind's place among the others.
+fn scale_reason(e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> Option<String> {
+    let reference: Vec<f64> =
+        (0..input.primary.len()).map(|j| reference_at(input.reference, j)).collect();
+    let measured: Vec<Measured> = input
+        .primary
+        .iter()
+        .map(|p| Measured { value: p.estimate.value, lo: p.estimate.lo })
+        .collect();
+    let scale = reference_scale(&measured, &reference, input.kinds.unit);
+    let scaled = scale * gcsa;
+    (scaled.is_finite() && (e.lo..=e.hi).contains(&scaled)).then(|| format!(
+        "the unit, not the rank: this table is {scale:.2} times the GCSA table (the median ratio over the kinds it measures clearly above zero), and at that scale the GCSA value is {}, inside the interval",
+        short(scaled)
+    ))
+}
+
+/// The reasons for a gap that the table's scale does not account for: the kind's promotion,
+/// its unused power, or else the engine's depth.
+fn gap_reasons(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64, r: &mut Vec<String>) {
     if let Some(p) = input.promotes_to[k] {
         let pv = reference_at(input.reference, p);
         // three of the reference's pawns more (in the report's unit)
@@ -50,10 +85,6 @@ pub(crate) fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -
             r.push(format!("worth more to a depth-{} tactical engine, whose games are decided by short-range captures, than in human play", input.depth));
         }
     }
-    if let Some(c) = input.usage.and_then(|u| usage::clause(u, k, input.promotes_to[k].is_some())) {
-        r.push(c);
-    }
-    r.join("; ")
 }
 
 /// What the games and the table say of kind `k`'s promotion to `p`: the share of its pieces
@@ -174,7 +205,8 @@ mod tests {
                     path: "test.toml".into(),
                     values: vec![1.0, 20.0, 6.0, 10.0, 3.0, 3.0],
                 },
-                primary: vec![row(1.0), row(7.0), row(4.0), row(6.0), row(1.0), row(5.0)],
+                // the table's scale: the median of the ratios 0.35, 0.75, 0.6, 0.33 and 1.67
+                primary: vec![row(1.0), row(7.0), row(4.5), row(6.0), row(1.0), row(5.0)],
                 // the lion has multi-step moves in 20% of its legal moves and plays 1%; the lance
                 // moves 0.1 times as often as the average (about 100 moves per 1000 piece-turns)
                 usage: Usage {
@@ -243,6 +275,22 @@ mod tests {
         let lion = x.why(1, None, false);
         assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
         assert!(!lion.contains("games:"), "{lion}");
+    }
+
+    /// A kind whose reference, at the table's scale (0.6 here), lies inside its interval is
+    /// explained by the unit, and by nothing else; the others keep their own reasons.
+    #[test]
+    fn a_gap_that_the_table_scale_closes_is_the_unit() {
+        let x = Explained::new();
+        let dragon = x.why(3, None, true);
+        assert!(
+            dragon.starts_with("the unit, not the rank: this table is 0.60 times the GCSA table (the median ratio over the kinds it measures clearly above zero), and at that scale the GCSA value is 6.00, inside the interval; "),
+            "{dragon}"
+        );
+        assert!(!dragon.contains("depth-1") && !dragon.contains("promotion"), "{dragon}");
+        for k in [1, 2, 4, 5] {
+            assert!(!x.why(k, None, true).contains("the unit, not the rank"), "kind {k}");
+        }
     }
 
     /// A kind above its reference is explained by a promotion the engine reached often, when

@@ -31,6 +31,7 @@ pub mod odds_report;
 pub mod output;
 pub mod probe;
 pub mod report;
+pub mod scale;
 pub mod searcher;
 pub mod stats;
 pub mod study;

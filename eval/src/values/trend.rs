@@ -12,6 +12,7 @@ use super::imbalance::GameLine;
 use super::log::GameLog;
 use super::odds;
 use super::report::{csv_field, num, short};
+use super::scale::upper_median;
 use super::stats::spearman;
 use serde::Deserialize;
 use shogilab_plot::{Labels, PlotError, Series};
@@ -172,13 +173,6 @@ fn engine_elo(e: &EngineEntry, config: &Path) -> Result<([f64; 3], String), Tren
             ),
         )),
     }
-}
-
-/// The median of the finite ratios (of an even count, the larger middle one); NaN without any.
-pub(super) fn upper_median(ratios: impl Iterator<Item = f64>) -> f64 {
-    let mut kept: Vec<f64> = ratios.filter(|r| r.is_finite()).collect();
-    kept.sort_by(f64::total_cmp);
-    kept.get(kept.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// The imbalance games (odds games left out) of the strongest engine that names a log.

@@ -13,7 +13,8 @@
 use super::evidence::{deciding_games, difference_words, replay_line, Deciding, Verdict};
 use super::imbalance::GameLine;
 use super::report::short;
-use super::trend::{upper_median, EngineValues, Trend};
+use super::scale::{reference_scale, Measured};
+use super::trend::{EngineValues, Trend};
 use std::collections::BTreeMap;
 
 /// Decisive games cited per disagreeing kind.
@@ -46,12 +47,10 @@ impl Trend {
     /// is), of the engine's value over the reference: the reference table's scale at that
     /// engine. Kinds whose interval reaches zero would pull a noisy table's scale towards zero.
     pub fn scale(&self, e: &EngineValues) -> f64 {
-        let kinds: Vec<usize> = (0..self.kinds.len())
-            .filter(|&k| self.kinds[k] != self.config.unit && self.reference[k] > 0.0)
-            .collect();
-        let clear: Vec<usize> = kinds.iter().copied().filter(|&k| e.points[k].lo > 0.0).collect();
-        let used = if clear.is_empty() { &kinds } else { &clear };
-        upper_median(used.iter().map(|&k| e.points[k].value / self.reference[k]))
+        let measured: Vec<Measured> =
+            e.points.iter().map(|p| Measured { value: p.value, lo: p.lo }).collect();
+        let unit = self.kinds.iter().position(|k| *k == self.config.unit);
+        reference_scale(&measured, &self.reference, unit)
     }
 
     /// The kinds whose reference, at the strongest engine's scale, lies outside its interval,
