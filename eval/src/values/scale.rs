@@ -4,7 +4,7 @@
 //! because the unit (the pawn) is worth a different share of a game to each; a reference value
 //! outside a kind's interval says little until the reference is brought to the engine's scale.
 //! The trend report ([`super::trend_gaps`]) and the explanations of a values report
-//! ([`super::explain`]) both read the scale from here.
+//! (`values/explain.rs`) both read the scale from here.
 
 /// One kind of a measured table: its value and the low end of its interval.
 #[derive(Debug, Clone, Copy)]
