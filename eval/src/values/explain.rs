@@ -17,7 +17,7 @@
 //! - otherwise the engine's depth, and in every case how the engine used the kind.
 
 use super::report::{reference_at, short, ReportInput};
-use super::scale::{reference_scale, Measured};
+use super::scale::{reference_scale, Point};
 use super::usage::{self, Usage};
 use super::ValueEstimate;
 
@@ -43,10 +43,10 @@ pub(crate) fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -
 fn scale_reason(e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> Option<String> {
     let reference: Vec<f64> =
         (0..input.primary.len()).map(|j| reference_at(input.reference, j)).collect();
-    let measured: Vec<Measured> = input
+    let measured: Vec<Point> = input
         .primary
         .iter()
-        .map(|p| Measured { value: p.estimate.value, lo: p.estimate.lo })
+        .map(|p| Point { value: p.estimate.value, lo: p.estimate.lo, hi: p.estimate.hi })
         .collect();
     let scale = reference_scale(&measured, &reference, input.kinds.unit);
     let scaled = scale * gcsa;

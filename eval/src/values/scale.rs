@@ -6,18 +6,19 @@
 //! The trend report ([`super::trend_gaps`]) and the explanations of a values report
 //! (`values/explain.rs`) both read the scale from here.
 
-/// One kind of a measured table: its value and the low end of its interval.
-#[derive(Debug, Clone, Copy)]
-pub struct Measured {
+/// One kind's value in a table, with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
     pub value: f64,
     pub lo: f64,
+    pub hi: f64,
 }
 
 /// The median, over the kinds with a positive reference (`unit` left out: its value is 1 by
 /// definition) that the table measures clearly above zero (the low end of the interval; all of
 /// them where none is), of the measured value over the reference. Kinds whose interval reaches
 /// zero would pull a noisy table's scale towards zero. NaN without any such kind.
-pub fn reference_scale(measured: &[Measured], reference: &[f64], unit: Option<usize>) -> f64 {
+pub fn reference_scale(measured: &[Point], reference: &[f64], unit: Option<usize>) -> f64 {
     let kinds: Vec<usize> = (0..measured.len().min(reference.len()))
         .filter(|&k| Some(k) != unit && reference[k] > 0.0)
         .collect();
@@ -37,8 +38,8 @@ pub fn upper_median(ratios: impl Iterator<Item = f64>) -> f64 {
 mod tests {
     use super::*;
 
-    fn m(value: f64, lo: f64) -> Measured {
-        Measured { value, lo }
+    fn m(value: f64, lo: f64) -> Point {
+        Point { value, lo, hi: value }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::log::GameLog;
 use super::odds;
 use super::report::{csv_field, num, short};
 use super::scale::upper_median;
+pub use super::scale::Point;
 use super::stats::spearman;
 use serde::Deserialize;
 use shogilab_plot::{Labels, PlotError, Series};
@@ -69,14 +70,6 @@ pub struct EngineEntry {
     /// where a kind's value and the reference disagree; the strongest engine with a log is
     /// used.
     pub log: Option<PathBuf>,
-}
-
-/// One kind's value at one engine.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Point {
-    pub value: f64,
-    pub lo: f64,
-    pub hi: f64,
 }
 
 /// One engine, loaded.

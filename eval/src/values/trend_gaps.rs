@@ -13,7 +13,7 @@
 use super::evidence::{deciding_games, difference_words, replay_line, Deciding, Verdict};
 use super::imbalance::GameLine;
 use super::report::short;
-use super::scale::{reference_scale, Measured};
+use super::scale::reference_scale;
 use super::trend::{EngineValues, Trend};
 use std::collections::BTreeMap;
 
@@ -42,15 +42,10 @@ struct Scales {
 }
 
 impl Trend {
-    /// The median, over the kinds with a positive reference (the unit left out) that the
-    /// engine measures clearly above zero (the low end of the interval; all of them where none
-    /// is), of the engine's value over the reference: the reference table's scale at that
-    /// engine. Kinds whose interval reaches zero would pull a noisy table's scale towards zero.
+    /// The reference table's scale at that engine ([`reference_scale`]).
     pub fn scale(&self, e: &EngineValues) -> f64 {
-        let measured: Vec<Measured> =
-            e.points.iter().map(|p| Measured { value: p.value, lo: p.lo }).collect();
         let unit = self.kinds.iter().position(|k| *k == self.config.unit);
-        reference_scale(&measured, &self.reference, unit)
+        reference_scale(&e.points, &self.reference, unit)
     }
 
     /// The kinds whose reference, at the strongest engine's scale, lies outside its interval,
