@@ -25,7 +25,7 @@
 //! it would seldom search.
 
 use crate::alphabeta::Material;
-use crate::search::{AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions};
+use crate::search::{AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, MATE};
 use shogilab_engine::{Game, Move, MoveList, Position, Variant};
 use shogilab_selfplay::PieceValues;
 use std::sync::Arc;
@@ -37,6 +37,8 @@ pub const SCREEN_SHARE: f64 = 0.5;
 pub const DEFAULT_MARGIN: i32 = 50;
 /// The deepest screen.
 pub const MAX_SCREEN_DEPTH: u32 = 8;
+/// Scores beyond this are decided games (a mate score less the plies to it).
+const DECIDED: i64 = (MATE - 1000) as i64;
 /// The most policy moves among the candidates (`top=K`).
 pub const MAX_TOP: usize = 256;
 
@@ -139,10 +141,15 @@ pub fn candidates(pos: &Position, legal: &[Move], policy: &[f32], top: usize) ->
     out
 }
 
-/// The moves of `scores` above the best score less `margin`.
+/// The moves of `scores` above the best score less `margin`; where the best score is a decided
+/// game (a royal taken or no legal move within the horizon) only the moves with that score: the
+/// quickest win, or the longest defence. The iterative search stops at the first depth that sees
+/// a decided game, so its wins are mostly equally quick, but a margin would still pass a slower
+/// one found by the quiescence search and, when every move loses, any of them.
 fn within_margin(scores: &[(Move, i64)], margin: i32) -> Vec<Move> {
     let Some(best) = scores.iter().map(|s| s.1).max() else { return Vec::new() };
-    let floor = best - margin.max(0) as i64;
+    let margin = if best.abs() > DECIDED { 0 } else { margin.max(0) };
+    let floor = best - margin as i64;
     scores.iter().filter(|s| s.1 > floor || s.1 == best).map(|s| s.0).collect()
 }
 
@@ -258,5 +265,31 @@ pub(crate) mod tests {
         assert_eq!(within_margin(&scores, 50), vec![m(3), m(4)]);
         assert_eq!(within_margin(&scores, 0), vec![m(3)]);
         assert!(within_margin(&[], 50).is_empty());
+    }
+
+    #[test]
+    fn a_decided_root_keeps_only_the_quickest_win_or_the_longest_defence() {
+        let m = |i: u16| Move::new(i, i + 1);
+        let win = |plies: i64| (MATE as i64) - plies;
+        let scores = [(m(1), win(5)), (m(2), win(3)), (m(3), win(3)), (m(4), 40), (m(5), win(9))];
+        assert_eq!(within_margin(&scores, 50), vec![m(2), m(3)]);
+        let lost = [(m(1), -win(2)), (m(2), -win(6)), (m(3), -win(4))];
+        assert_eq!(within_margin(&lost, 50), vec![m(2)]);
+    }
+
+    #[test]
+    fn a_screen_that_sees_a_mate_keeps_only_the_mating_moves() {
+        // shogi: white's king on 1a, black's pawn on 1c and a gold in hand: G*1b mates at once,
+        // and every move that passes the screen must end the game
+        let g = game("8k/9/8P/9/9/9/9/9/4K4 b G 1");
+        let mut screen = RootScreen::new(g.position().variant(), 3, DEFAULT_MARGIN);
+        let allowed = screen.allowed(&g, None);
+        assert!(!allowed.is_empty());
+        for &m in &allowed {
+            let mut after = g.clone();
+            after.play(m);
+            let usi = g.position().move_to_usi(m);
+            assert!(after.status().is_over(), "{usi} does not end the game");
+        }
     }
 }
