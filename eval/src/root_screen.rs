@@ -20,9 +20,10 @@
 //! Candidates (`mcts:EVAL:screen=DEPTH:top=K`, [`RootScreen::with_top`]): where a variant has
 //! too many root moves for the screen to reach its depth in time (tai: about 500 in the
 //! opening), it screens only the [`candidates`]: the network's K most probable moves, every
-//! capture, and every move of a piece that the opponent attacks. The others are not played.
-//! The MCTS samples its root candidates by the policy anyway, so the moves left out are those
-//! it would seldom search.
+//! capture, and every move of a piece that the opponent attacks. The others are not played,
+//! unless every candidate loses within the screen's depth: then the screen searches every move
+//! (a piece stepping between a royal and its attacker is no candidate). The MCTS samples its
+//! root candidates by the policy anyway, so the moves left out are those it would seldom search.
 
 use crate::alphabeta::Material;
 use crate::search::{AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, MATE};
@@ -105,13 +106,32 @@ impl RootScreen {
         self.allowed_among(game, &[], deadline)
     }
 
-    /// [`RootScreen::allowed`] among the legal moves of `among` only (empty: all of them).
+    /// [`RootScreen::allowed`] among the legal moves of `among` only (empty: all of them). When
+    /// every move of `among` loses (a royal taken, or no legal move, within the screen's depth),
+    /// the screen searches every legal move in the time left: the candidates leave out quiet
+    /// moves such as a piece stepping between a royal and its attacker, and a candidate list
+    /// that holds no defence says nothing about the moves outside it.
     pub fn allowed_among(
         &mut self,
         game: &Game,
         among: &[Move],
         deadline: Option<Instant>,
     ) -> Vec<Move> {
+        let allowed = self.screen(game, among, deadline);
+        let lost = |scores: &[(Move, i64)]| scores.iter().all(|s| s.1 < -DECIDED);
+        if among.is_empty() || allowed.is_empty() || !lost(self.search.root_scores()) {
+            return allowed;
+        }
+        let everything = self.screen(game, &[], deadline);
+        if everything.is_empty() {
+            allowed
+        } else {
+            everything
+        }
+    }
+
+    /// One search of the root moves of `among` (empty: all), and the moves within the margin.
+    fn screen(&mut self, game: &Game, among: &[Move], deadline: Option<Instant>) -> Vec<Move> {
         let limits = NodeLimits { deadline, ..NodeLimits::default() };
         let mut rules = RootRules { margin: self.margin, only: among, ..RootRules::default() };
         if self.search.search(game, limits, &mut rules).is_none() {
@@ -256,6 +276,41 @@ pub(crate) mod tests {
         assert!(!allowed.is_empty());
         assert!(allowed.iter().all(|m| m.from == rook && among.contains(m)), "{allowed:?}");
         assert_eq!(screen.allowed(&g, None).len(), allowed.len());
+    }
+
+    #[test]
+    fn candidates_that_all_lose_widen_the_screen_to_every_move() {
+        // chu: black's king on 1l, hemmed in by its silver and gold, faces white's rook down
+        // file 1; a policy that prefers a pawn move gives candidates (that move and the king's
+        // only step, 1k) that all lose the king, and only the gold or the silver stepping
+        // between (1k) saves it
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let sfen = "k10r/12/12/12/12/6P5/12/12/12/12/10G1/10SK b - 1";
+        let Ok(pos) = Position::from_sfen(&v, sfen) else { panic!("a valid chu SFEN: {sfen}") };
+        let g = Game::new(pos);
+        let pawn = g.legal().iter().position(|m| g.position().move_to_usi(*m) == "6f6e");
+        let Some(pawn) = pawn else { panic!("6f6e is legal") };
+        let mut policy = vec![0.0f32; g.legal().len()];
+        policy[pawn] = 1.0;
+        let among = candidates(g.position(), g.legal(), &policy, 1);
+        let mut screen = RootScreen::new(&v, 2, DEFAULT_MARGIN).with_top(1);
+        let allowed = screen.allowed_among(&g, &among, None);
+        assert!(!allowed.is_empty());
+        for &m in &allowed {
+            let usi = g.position().move_to_usi(m);
+            assert!(!among.contains(&m), "{usi} is a candidate");
+            let mut after = g.clone();
+            after.play(m);
+            for &reply in after.legal() {
+                let mut then = after.clone();
+                then.play(reply);
+                assert!(
+                    !then.status().is_over(),
+                    "{usi} loses to {}",
+                    after.position().move_to_usi(reply)
+                );
+            }
+        }
     }
 
     #[test]
