@@ -26,7 +26,9 @@
 //! root candidates by the policy anyway, so the moves left out are those it would seldom search.
 
 use crate::alphabeta::Material;
-use crate::search::{AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, MATE};
+use crate::search::{
+    AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, DECIDED_SCORE,
+};
 use shogilab_engine::{Game, Move, MoveList, Position, Variant};
 use shogilab_selfplay::PieceValues;
 use std::sync::Arc;
@@ -38,8 +40,6 @@ pub const SCREEN_SHARE: f64 = 0.5;
 pub const DEFAULT_MARGIN: i32 = 50;
 /// The deepest screen.
 pub const MAX_SCREEN_DEPTH: u32 = 8;
-/// Scores beyond this are decided games (a mate score less the plies to it).
-const DECIDED: i64 = (MATE - 1000) as i64;
 /// The most policy moves among the candidates (`top=K`).
 pub const MAX_TOP: usize = 256;
 
@@ -118,7 +118,7 @@ impl RootScreen {
         deadline: Option<Instant>,
     ) -> Vec<Move> {
         let allowed = self.screen(game, among, deadline);
-        let lost = |scores: &[(Move, i64)]| scores.iter().all(|s| s.1 < -DECIDED);
+        let lost = |scores: &[(Move, i64)]| scores.iter().all(|s| s.1 < -DECIDED_SCORE);
         if among.is_empty() || allowed.is_empty() || !lost(self.search.root_scores()) {
             return allowed;
         }
@@ -168,7 +168,7 @@ pub fn candidates(pos: &Position, legal: &[Move], policy: &[f32], top: usize) ->
 /// one found by the quiescence search and, when every move loses, any of them.
 fn within_margin(scores: &[(Move, i64)], margin: i32) -> Vec<Move> {
     let Some(best) = scores.iter().map(|s| s.1).max() else { return Vec::new() };
-    let margin = if best.abs() > DECIDED { 0 } else { margin.max(0) };
+    let margin = if best.abs() > DECIDED_SCORE { 0 } else { margin.max(0) };
     let floor = best - margin as i64;
     scores.iter().filter(|s| s.1 > floor || s.1 == best).map(|s| s.0).collect()
 }
@@ -176,6 +176,7 @@ fn within_margin(scores: &[(Move, i64)], margin: i32) -> Vec<Move> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::search::MATE;
     use shogilab_engine::Position;
 
     /// Black's rook on 5d, attacked by the 5c pawn, which it takes for free: every move that

@@ -19,6 +19,8 @@ use std::time::Instant;
 
 /// Score of a side that has lost at the root (less the plies to the loss).
 pub const MATE: i32 = 1_000_000;
+/// Root scores beyond this (in absolute value) are decided games: a mate score less the plies.
+pub const DECIDED_SCORE: i64 = (MATE - 1000) as i64;
 /// Beyond every score.
 pub const INF: i32 = 2_000_000;
 /// Deepest quiescence extension (plies).
@@ -243,7 +245,7 @@ impl<E: Evaluation> AlphaBeta<E> {
                 let m = order.remove(i);
                 order.insert(0, m);
             }
-            if best.1.abs() > (MATE - 1000) as i64 {
+            if best.1.abs() > DECIDED_SCORE {
                 break;
             }
         }
