@@ -1,5 +1,6 @@
 //! A tactical screen of the root moves: the `alphabeta` agent's material search (mobility piece
-//! values, quiescence over captures) to a fixed depth, which keeps the root moves whose score
+//! values with royals above every other kind, [`PieceValues::with_royal_floor`]; quiescence over
+//! captures) to a fixed depth, which keeps the root moves whose score
 //! comes within a margin of the best one. The MCTS agent (`mcts:EVAL:screen=DEPTH`) lets its
 //! network choose among those only ([`shogilab_selfplay::Search::screen_root`]). Its quiescence
 //! search takes the captures from the capture generator ([`QuiescenceMoves::Captures`]) rather
@@ -73,7 +74,7 @@ impl RootScreen {
             root_window: true,
             budget_per_root_move: false,
         };
-        let material = Material(PieceValues::mobility(Arc::clone(variant)));
+        let material = Material(PieceValues::mobility(Arc::clone(variant)).with_royal_floor());
         RootScreen { search: AlphaBeta::new(material, opts), margin: margin.max(0), top: None }
     }
 
@@ -197,6 +198,37 @@ pub(crate) mod tests {
         let allowed = screen.allowed(&g, None);
         let usi: Vec<String> = allowed.iter().map(|&m| g.position().move_to_usi(m)).collect();
         assert_eq!(usi, ["5g5f"]);
+    }
+
+    /// Tai: White's prince (13a), gold (13b), dragon king (13c) and hook mover (13d), each
+    /// protected by the one above; Black's Emperor (1y) and prince (25y), each behind golds. By
+    /// mobility the Emperor and the hook mover weigh the same, so the Emperor taking the hook
+    /// mover and falling to the dragon king (which does not promote) scores like a quiet move; a
+    /// tai game lost its Emperor that way at ply 117.
+    const EMPEROR_FOR_HOOK: &str = concat!(
+        "12{cp}12/12g12/12{dk}12/12{hm}12/",
+        "25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/",
+        "GG21GG/{CP}G21GE b - 1"
+    );
+
+    #[test]
+    fn the_screen_does_not_give_a_royal_for_a_piece() {
+        let v = Variant::builtin("tai").expect("tai is built in");
+        let g = Game::new(Position::from_sfen(&v, EMPEROR_FOR_HOOK).expect("a valid SFEN"));
+        let trade = g.legal().iter().copied().find(|&m| g.position().move_to_usi(m) == "1y13d");
+        let trade = trade.expect("the Emperor may take the hook mover");
+        let mut screen = RootScreen::new(&v, 2, DEFAULT_MARGIN);
+        let allowed = screen.allowed(&g, None);
+        let mut dbg = RootScreen::new(&v, 2, 1_000_000);
+        dbg.allowed(&g, None);
+        let mut sc: Vec<(String, i64)> =
+            dbg.search.root_scores().iter().map(|s| (g.position().move_to_usi(s.0), s.1)).collect();
+        sc.sort_by_key(|s| -s.1);
+        eprintln!("DEBUG {:?}", &sc[..12.min(sc.len())]);
+        eprintln!("DEBUG trade {:?}", sc.iter().find(|s| s.0 == "1y13d"));
+        eprintln!("DEBUG low {:?}", &sc[sc.len() - 8..]);
+        assert!(allowed.len() > 1, "quiet moves pass: {}", allowed.len());
+        assert!(!allowed.contains(&trade), "the Emperor was given for a hook mover");
     }
 
     #[test]

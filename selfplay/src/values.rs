@@ -118,6 +118,30 @@ impl PieceValues {
         PieceValues { source: "mobility".into(), variant, per_type }
     }
 
+    /// The same values with every royal kind worth at least twice the most valuable non-royal
+    /// kind, so that a search never gives a royal for any one piece. Where a side has several
+    /// royals (tai's Emperor and prince, a chu crown prince) losing one does not end the game,
+    /// and a value from mobility alone trades it like any piece: tai's Emperor and hook mover
+    /// both reach every square of the empty board and weigh the same 650 pawns, and searches
+    /// that saw them as equal gave an Emperor for a hook mover, the Emperor that decides a tai
+    /// game against a side without one. Variants with one royal kind are unchanged in effect
+    /// (its loss ends the game before its value counts).
+    pub fn with_royal_floor(mut self) -> PieceValues {
+        let types = &self.variant.types;
+        let top = types
+            .iter()
+            .filter(|t| !t.royal)
+            .map(|t| self.per_type[t.id as usize])
+            .fold(0.0f32, f32::max);
+        for t in types.iter().filter(|t| t.royal) {
+            let v = &mut self.per_type[t.id as usize];
+            *v = v.max(2.0 * top);
+        }
+        self.source =
+            format!("{}, royals at least twice the most valuable other kind", self.source);
+        self
+    }
+
     /// Value of a type.
     #[inline]
     pub fn of(&self, t: u16) -> f32 {
@@ -161,5 +185,33 @@ impl PieceValues {
             }
         }
         g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(v: &Variant, name: &str) -> u16 {
+        v.types.iter().find(|t| t.name == name && !t.promoted).map(|t| t.id).expect("a kind")
+    }
+
+    #[test]
+    fn royals_rise_above_every_other_kind_and_nothing_else_moves() {
+        let v = Arc::new(Variant::builtin("tai").expect("tai is built in"));
+        let plain = PieceValues::mobility(Arc::clone(&v));
+        let (emperor, hook) = (kind(&v, "emperor"), kind(&v, "hook mover"));
+        // why the floor exists: mobility weighs tai's Emperor like a hook mover
+        assert_eq!(plain.of(emperor), plain.of(hook));
+        let floored = plain.clone().with_royal_floor();
+        let top = v.types.iter().filter(|t| !t.royal).map(|t| plain.of(t.id)).fold(0.0, f32::max);
+        for t in &v.types {
+            if t.royal {
+                assert!(floored.of(t.id) >= 2.0 * top, "{}: {}", t.name, floored.of(t.id));
+            } else {
+                assert_eq!(floored.of(t.id), plain.of(t.id), "{}", t.name);
+            }
+        }
+        assert!(floored.of(emperor) > floored.of(hook));
     }
 }
