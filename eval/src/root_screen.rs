@@ -1,6 +1,6 @@
 //! A tactical screen of the root moves: the `alphabeta` agent's material search (mobility piece
-//! values with royals above every other kind, [`PieceValues::with_royal_floor`]; quiescence over
-//! captures) to a fixed depth, which keeps the root moves whose score
+//! values, royals above every other kind where a side starts with several: [`screen_values`];
+//! quiescence over captures) to a fixed depth, which keeps the root moves whose score
 //! comes within a margin of the best one. The MCTS agent (`mcts:EVAL:screen=DEPTH`) lets its
 //! network choose among those only ([`shogilab_selfplay::Search::screen_root`]). Its quiescence
 //! search takes the captures from the capture generator ([`QuiescenceMoves::Captures`]) rather
@@ -30,7 +30,7 @@ use crate::alphabeta::Material;
 use crate::search::{
     AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, DECIDED_SCORE,
 };
-use shogilab_engine::{Game, Move, MoveList, Position, Variant};
+use shogilab_engine::{Color, Game, Move, MoveList, Position, Variant};
 use shogilab_selfplay::PieceValues;
 use std::sync::Arc;
 use std::time::Instant;
@@ -47,6 +47,9 @@ pub const MAX_TOP: usize = 256;
 /// The screen: a material alpha-beta and its margin.
 pub struct RootScreen {
     search: AlphaBeta<Material>,
+    /// The same search to depth 1, which finds the moves that hold the material for a screen of
+    /// candidates ([`RootScreen::allowed_among`]).
+    shallow: AlphaBeta<Material>,
     margin: i32,
     /// Screen only the [`candidates`] with this many policy moves; `None`: every legal move.
     top: Option<usize>,
@@ -74,8 +77,14 @@ impl RootScreen {
             root_window: true,
             budget_per_root_move: false,
         };
-        let material = Material(PieceValues::mobility(Arc::clone(variant)).with_royal_floor());
-        RootScreen { search: AlphaBeta::new(material, opts), margin: margin.max(0), top: None }
+        let values = screen_values(variant);
+        let shallow = SearchOptions { depth: 1, ..opts };
+        RootScreen {
+            search: AlphaBeta::new(Material(values.clone()), opts),
+            shallow: AlphaBeta::new(Material(values), shallow),
+            margin: margin.max(0),
+            top: None,
+        }
     }
 
     /// Screen only the [`candidates`] with the policy's `k` most probable moves (clamped to
@@ -107,8 +116,9 @@ impl RootScreen {
         self.allowed_among(game, &[], deadline)
     }
 
-    /// [`RootScreen::allowed`] among the legal moves of `among` only (empty: all of them). When
-    /// every move of `among` loses (a royal taken, or no legal move, within the screen's depth),
+    /// [`RootScreen::allowed`] among the legal moves of `among` only (empty: all of them) and as
+    /// many more as the policy moves of the candidates ([`RootScreen::with_top`]) that hold the
+    /// material at depth 1 ([`RootScreen::holding_moves`]). When every move of `among` loses (a royal taken, or no legal move, within the screen's depth),
     /// the screen searches every legal move in the time left: the candidates leave out quiet
     /// moves such as a piece stepping between a royal and its attacker, and a candidate list
     /// that holds no defence says nothing about the moves outside it.
@@ -118,6 +128,8 @@ impl RootScreen {
         among: &[Move],
         deadline: Option<Instant>,
     ) -> Vec<Move> {
+        let among = self.holding_moves(game, among, deadline);
+        let among = among.as_slice();
         let allowed = self.screen(game, among, deadline);
         let lost = |scores: &[(Move, i64)]| scores.iter().all(|s| s.1 < -DECIDED_SCORE);
         if among.is_empty() || allowed.is_empty() || !lost(self.search.root_scores()) {
@@ -131,6 +143,32 @@ impl RootScreen {
         }
     }
 
+    /// `among` (if not empty) and up to [`RootScreen::top`] more legal moves that score within
+    /// the margin of the best at depth 1, in the depth-1 search's order (captures first, then
+    /// generation order). The candidates are what the policy likes and what is attacked; where a
+    /// threat lies two or three plies ahead and every candidate walks into it, the quiet move
+    /// that avoids it is no candidate. Found in a tai game at ply 149: the policy's moves were
+    /// the Emperor's captures, each of which lost the Emperor at depth 4; the depth-4 screen kept
+    /// the least bad of them while hundreds of quiet moves held the material. Depth 1 over every
+    /// move costs tens of milliseconds in tai's middle game.
+    fn holding_moves(
+        &mut self,
+        game: &Game,
+        among: &[Move],
+        deadline: Option<Instant>,
+    ) -> Vec<Move> {
+        let mut out = among.to_vec();
+        let Some(k) = self.top.filter(|_| !among.is_empty()) else { return out };
+        let limits = NodeLimits { deadline, ..NodeLimits::default() };
+        let mut rules = RootRules { margin: self.margin, ..RootRules::default() };
+        if self.shallow.search(game, limits, &mut rules).is_none() {
+            return out;
+        }
+        let holding = within_margin(self.shallow.root_scores(), self.margin);
+        out.extend(holding.into_iter().filter(|m| !among.contains(m)).take(k));
+        out
+    }
+
     /// One search of the root moves of `among` (empty: all), and the moves within the margin.
     fn screen(&mut self, game: &Game, among: &[Move], deadline: Option<Instant>) -> Vec<Move> {
         let limits = NodeLimits { deadline, ..NodeLimits::default() };
@@ -139,6 +177,20 @@ impl RootScreen {
             return Vec::new();
         }
         within_margin(self.search.root_scores(), self.margin)
+    }
+}
+
+/// The screen's piece values: the mobility values, with every royal above the other kinds
+/// ([`PieceValues::with_royal_floor`]) where a side starts with several royals (tai's Emperor
+/// and prince). Where it starts with one (shogi, chu, tenjiku) its loss ends the game, a second
+/// royal comes only by promotion, and the screens measured in those variants keep the mobility
+/// values.
+pub fn screen_values(variant: &Arc<Variant>) -> PieceValues {
+    let values = PieceValues::mobility(Arc::clone(variant));
+    if Position::start(variant).royal_count(Color::Black) > 1 {
+        values.with_royal_floor()
+    } else {
+        values
     }
 }
 
@@ -177,7 +229,7 @@ fn within_margin(scores: &[(Move, i64)], margin: i32) -> Vec<Move> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::search::MATE;
+    use crate::search::{Evaluation, MATE};
     use shogilab_engine::Position;
 
     /// Black's rook on 5d, attacked by the 5c pawn, which it takes for free: every move that
@@ -229,6 +281,43 @@ pub(crate) mod tests {
         eprintln!("DEBUG low {:?}", &sc[sc.len() - 8..]);
         assert!(allowed.len() > 1, "quiet moves pass: {}", allowed.len());
         assert!(!allowed.contains(&trade), "the Emperor was given for a hook mover");
+    }
+
+    /// Tai after ply 148 of a game against `alphabeta:2` (`tai-network.md`, "Royals above every
+    /// other kind"): Black's Emperor on 1j, White's gone. The network's policy liked the
+    /// Emperor's captures, each of which loses the Emperor within 4 plies, and quiet moves hold.
+    const EMPEROR_CAPTURES: &str = include_str!("testdata/tai-emperor-captures.sfen");
+
+    #[test]
+    fn a_screen_of_candidates_that_all_lose_material_keeps_a_move_that_holds_it() {
+        let v = Variant::builtin("tai").expect("tai is built in");
+        let pos = Position::from_sfen(&v, EMPEROR_CAPTURES.trim()).expect("a valid SFEN");
+        let g = Game::new(pos);
+        let mut captures = MoveList::new();
+        g.position().legal_captures(&mut captures);
+        let policy: Vec<f32> =
+            g.legal().iter().map(|m| if captures.contains(m) { 1.0 } else { 0.0 }).collect();
+        let among = candidates(g.position(), g.legal(), &policy, 16);
+        let mut screen = RootScreen::new(&v, 2, DEFAULT_MARGIN).with_top(16);
+        let allowed = screen.allowed_among(&g, &among, None);
+        let emperor = v.parse_square("1j").expect("a square");
+        let stays = allowed.iter().filter(|m| m.from != emperor || !captures.contains(m)).count();
+        assert!(stays > 0, "only the Emperor's captures pass: {} moves", allowed.len());
+        let best = screen.search.root_scores().iter().map(|s| s.1).max().expect("scores");
+        let stand = screen.search.evaluation().eval(g.position()) as i64;
+        assert!(best >= stand - DEFAULT_MARGIN as i64, "best {best}, standing {stand}");
+    }
+
+    #[test]
+    fn royals_rise_only_where_a_side_starts_with_several() {
+        for (name, raised) in [("tai", true), ("chu", false), ("tenjiku", false), ("shogi", false)]
+        {
+            let v = Variant::builtin(name).expect("built in");
+            let plain = PieceValues::mobility(Arc::clone(&v));
+            let screen = screen_values(&v);
+            let moved = v.types.iter().filter(|t| screen.of(t.id) != plain.of(t.id)).count();
+            assert_eq!(moved > 0, raised, "{name}: {moved} kinds changed");
+        }
     }
 
     #[test]

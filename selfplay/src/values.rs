@@ -124,8 +124,8 @@ impl PieceValues {
     /// and a value from mobility alone trades it like any piece: tai's Emperor and hook mover
     /// both reach every square of the empty board and weigh the same 650 pawns, and searches
     /// that saw them as equal gave an Emperor for a hook mover, the Emperor that decides a tai
-    /// game against a side without one. Variants with one royal kind are unchanged in effect
-    /// (its loss ends the game before its value counts).
+    /// game against a side without one. Where a side has one royal its loss ends the game before
+    /// its value counts.
     pub fn with_royal_floor(mut self) -> PieceValues {
         let types = &self.variant.types;
         let top = types
