@@ -24,6 +24,14 @@ impl Evaluation for Material {
     fn key(&self, pos: &Position, m: Move) -> f32 {
         captured_value(&self.0, pos, m)
     }
+
+    fn risks_more_than_it_takes(&self, pos: &Position, m: Move) -> bool {
+        if m.is_drop() {
+            return false;
+        }
+        let mover = pos.cell(m.from) & shogilab_engine::variant::TYPE_MASK;
+        self.0.of(mover) > self.0.capture_gain(pos, m)
+    }
 }
 
 /// Negamax alpha-beta agent.

@@ -5,7 +5,8 @@
 //! network choose among those only ([`shogilab_selfplay::Search::screen_root`]). Its quiescence
 //! search takes the captures from the capture generator ([`QuiescenceMoves::Captures`]) rather
 //! than from every legal move: the same tree in about two thirds of the time in chu
-//! (`eval/examples/screen_depth.rs` compares the two).
+//! (`eval/examples/screen_depth.rs` compares the two); where a kind may capture anywhere (tai's
+//! Emperor) it leaves out the losing captures ([`screen_quiescence`]).
 //!
 //! Why: on a CPU a network's search reaches a few hundred simulations a move, and its root
 //! samples 16 candidates by the policy. Where a variant has hundreds of legal moves (tai: about
@@ -30,6 +31,7 @@ use crate::alphabeta::Material;
 use crate::search::{
     AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, DECIDED_SCORE,
 };
+use shogilab_engine::variant::Special;
 use shogilab_engine::{Color, Game, Move, MoveList, Position, Variant};
 use shogilab_selfplay::PieceValues;
 use std::sync::Arc;
@@ -59,7 +61,7 @@ impl RootScreen {
     /// A screen searching `depth` plies (1..=[`MAX_SCREEN_DEPTH`]) with quiescence, keeping the
     /// moves within `margin` centipawns of the best.
     pub fn new(variant: &Arc<Variant>, depth: u32, margin: i32) -> RootScreen {
-        RootScreen::with_quiescence(variant, depth, margin, QuiescenceMoves::Captures)
+        RootScreen::with_quiescence(variant, depth, margin, screen_quiescence(variant))
     }
 
     /// The same screen with the quiescence moves taken from `moves` (to compare generators).
@@ -118,7 +120,7 @@ impl RootScreen {
 
     /// [`RootScreen::allowed`] among the legal moves of `among` only (empty: all of them) and as
     /// many more as the policy moves of the candidates ([`RootScreen::with_top`]) that hold the
-    /// material at depth 1 ([`RootScreen::holding_moves`]). When every move of `among` loses (a royal taken, or no legal move, within the screen's depth),
+    /// material at depth 1 (`holding_moves`). When every move of `among` loses (a royal taken, or no legal move, within the screen's depth),
     /// the screen searches every legal move in the time left: the candidates leave out quiet
     /// moves such as a piece stepping between a royal and its attacker, and a candidate list
     /// that holds no defence says nothing about the moves outside it.
@@ -191,6 +193,22 @@ pub fn screen_values(variant: &Arc<Variant>) -> PieceValues {
         values.with_royal_floor()
     } else {
         values
+    }
+}
+
+/// The screen's quiescence moves: [`QuiescenceMoves::SafeCaptures`] where a kind may capture
+/// anywhere on the board (tai's Emperor), whose captures of protected pieces would otherwise be
+/// tried at every node; elsewhere [`QuiescenceMoves::Captures`], as the screens measured in
+/// shogi, chu and tenjiku searched.
+pub fn screen_quiescence(variant: &Variant) -> QuiescenceMoves {
+    let anywhere = variant
+        .types
+        .iter()
+        .any(|t| t.gen.iter().any(|g| g.special.iter().any(|s| matches!(s, Special::Emperor))));
+    if anywhere {
+        QuiescenceMoves::SafeCaptures
+    } else {
+        QuiescenceMoves::Captures
     }
 }
 
