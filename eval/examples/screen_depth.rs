@@ -1,9 +1,11 @@
 //! How deep the root screen's search gets in a time budget: for every SFEN of a file, the depth
 //! completed and the nodes searched by the screen's material alpha-beta (as `mcts:EVAL:screen=3`
-//! runs it) with the quiescence moves taken from every legal move (`PositiveKey`) and from the
-//! capture generator (`Captures`, what the screen uses); with a fourth argument K, also the
-//! screen of candidates (`screen=3:top=K`) over the [`candidates`] it would search; a fifth
-//! argument sets the screen's depth instead of 3.
+//! runs it) with the quiescence moves taken from every legal move (`PositiveKey`), from the
+//! capture generator (`Captures`, what the screen uses in shogi, chu and tenjiku) and from it less
+//! the losing captures (`SafeCaptures`, what it uses in tai); with a fourth argument K, also the
+//! screen of candidates (`screen=3:top=K`) over the [`candidates`] it would search, with the
+//! variant's quiescence moves ([`screen_quiescence`]); a fifth argument sets the screen's depth
+//! instead of 3.
 //!
 //! ```sh
 //! cargo run --release -p shogilab-eval --example screen_depth -- VARIANT MILLISECONDS FILE_OF_SFENS [K [DEPTH]]
@@ -14,7 +16,7 @@
 //! has no network); what the screen's time depends on is how many moves it searches.
 
 use shogilab_engine::{Game, Move, Position, Variant};
-use shogilab_eval::root_screen::{candidates, RootScreen, DEFAULT_MARGIN};
+use shogilab_eval::root_screen::{candidates, screen_quiescence, RootScreen, DEFAULT_MARGIN};
 use shogilab_eval::search::QuiescenceMoves;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,14 +40,19 @@ fn main() -> Result<(), String> {
         let pos = Position::from_sfen(&v, sfen).map_err(|e| format!("{file}:{}: {e}", i + 1))?;
         let game = Game::new(pos);
         let mut row = format!("position {}: {} moves", i + 1, game.legal().len());
-        for moves in [QuiescenceMoves::PositiveKey, QuiescenceMoves::Captures] {
+        let every = [
+            QuiescenceMoves::PositiveKey,
+            QuiescenceMoves::Captures,
+            QuiescenceMoves::SafeCaptures,
+        ];
+        for moves in every {
             let (done, nodes, took) = screen(&v, &game, (moves, depth), &[], budget);
             row += &format!(" | {moves:?}: depth {done}, {nodes} nodes, {} ms", took.as_millis());
         }
         if let Some(k) = top {
             let uniform = vec![1.0 / game.legal().len() as f32; game.legal().len()];
             let among = candidates(game.position(), game.legal(), &uniform, k);
-            let captures = (QuiescenceMoves::Captures, depth);
+            let captures = (screen_quiescence(&v), depth);
             let (done, nodes, took) = screen(&v, &game, captures, &among, budget);
             row += &format!(
                 " | {} candidates: depth {done}, {nodes} nodes, {} ms",
