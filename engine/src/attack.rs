@@ -46,8 +46,7 @@ impl Position {
     pub fn threatened(&self, c: Color) -> Vec<u16> {
         let by = c.flip();
         let universal = self.plist[by.idx()].iter().copied().find(|&s| {
-            let t = &self.v.types[cell_type(self.board[s as usize]) as usize];
-            t.gen[by.idx()].special.iter().any(|sp| matches!(sp, Special::Emperor))
+            self.v.types[cell_type(self.board[s as usize]) as usize].captures_anywhere()
         });
         let ov = Overlay { exclude: universal.unwrap_or(0), ..Overlay::NONE };
         self.plist[c.idx()].iter().copied().filter(|&s| self.attacked_ov(s, by, &ov)).collect()

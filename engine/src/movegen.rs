@@ -876,12 +876,7 @@ impl Position {
         // Enemy emperors (their squares) other than the victim.
         let mut enemy_emperor = 0u16;
         for &p in &self.plist[them.idx()] {
-            if p != s
-                && v.types[cell_type(self.board[p as usize]) as usize].gen[0]
-                    .special
-                    .iter()
-                    .any(|x| matches!(x, Special::Emperor))
-            {
+            if p != s && v.types[cell_type(self.board[p as usize]) as usize].captures_anywhere() {
                 enemy_emperor = p;
             }
         }

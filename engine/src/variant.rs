@@ -85,6 +85,14 @@ pub struct PieceType {
     pub can_pass: bool,
 }
 
+impl PieceType {
+    /// Whether it may capture anywhere on the board (tai's Emperor, [`Special::Emperor`]).
+    #[inline]
+    pub fn captures_anywhere(&self) -> bool {
+        self.gen[0].special.iter().any(|s| matches!(s, Special::Emperor))
+    }
+}
+
 /// Promotion rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromotionRule {

@@ -31,7 +31,6 @@ use crate::alphabeta::Material;
 use crate::search::{
     AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, DECIDED_SCORE,
 };
-use shogilab_engine::variant::Special;
 use shogilab_engine::{Color, Game, Move, MoveList, Position, Variant};
 use shogilab_selfplay::PieceValues;
 use std::sync::Arc;
@@ -120,10 +119,11 @@ impl RootScreen {
 
     /// [`RootScreen::allowed`] among the legal moves of `among` only (empty: all of them) and as
     /// many more as the policy moves of the candidates ([`RootScreen::with_top`]) that hold the
-    /// material at depth 1 (`holding_moves`). When every move of `among` loses (a royal taken, or no legal move, within the screen's depth),
-    /// the screen searches every legal move in the time left: the candidates leave out quiet
-    /// moves such as a piece stepping between a royal and its attacker, and a candidate list
-    /// that holds no defence says nothing about the moves outside it.
+    /// material at depth 1 (`holding_moves`). When every move of `among` loses (a royal taken,
+    /// or no legal move, within the screen's depth), the screen searches every legal move in the
+    /// time left: the candidates leave out quiet moves such as a piece stepping between a royal
+    /// and its attacker, and a candidate list that holds no defence says nothing about the moves
+    /// outside it.
     pub fn allowed_among(
         &mut self,
         game: &Game,
@@ -201,11 +201,7 @@ pub fn screen_values(variant: &Arc<Variant>) -> PieceValues {
 /// tried at every node; elsewhere [`QuiescenceMoves::Captures`], as the screens measured in
 /// shogi, chu and tenjiku searched.
 pub fn screen_quiescence(variant: &Variant) -> QuiescenceMoves {
-    let anywhere = variant
-        .types
-        .iter()
-        .any(|t| t.gen.iter().any(|g| g.special.iter().any(|s| matches!(s, Special::Emperor))));
-    if anywhere {
+    if variant.types.iter().any(|t| t.captures_anywhere()) {
         QuiescenceMoves::SafeCaptures
     } else {
         QuiescenceMoves::Captures
