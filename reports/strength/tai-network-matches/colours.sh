@@ -3,7 +3,7 @@
 # two colours together, so each colour is its own match with the agents' order swapped):
 #   BIN=runs/bin-s40b/shogilab-full reports/strength/tai-network-matches/colours.sh SEED TAG
 # writes k20k-top16s8TAG-ab2-1000-cap4000-sSEED-black/ and ab2-k20k-top16s8TAG-1000-cap4000-sSEED-white/
-# (session 40: TAG r for the build of fa640d0, h for af0b967).
+# (session 40: TAG r for the build of fa640d0, h for af0b967; session 41: s for 1ee0e6b).
 set -e
 SEED=$1; TAG=$2
 NET=reports/strength/tai-network-teacher/nets/tai-k20k.ot
