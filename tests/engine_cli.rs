@@ -1,7 +1,8 @@
 //! The engine's subcommands through the binary: `sfen` and `perft` on tsume-shogi positions
 //! (a side without a king; counts from cshogi and python-shogi), and `replay`'s final
 //! positions (`--final-sfen`, `final_sfen` in `--json`) against the positions those two
-//! libraries reach (`tests/data/games/final-sfen.*`, see tests/data/SOURCES.md); an output pipe
+//! libraries reach (`tests/data/games/final-sfen.*`, see tests/data/SOURCES.md), and the
+//! positions along each game (`--sfen-every`); an output pipe
 //! closed by its reader ends a command without a panic.
 
 use std::os::unix::process::ExitStatusExt;
@@ -113,6 +114,50 @@ fn replay_json_gives_each_games_final_sfen() {
     }
     // the tsume game (game 5) ends in checkmate by the side without a king
     assert_eq!(games[4]["status"].as_str(), Some("black wins by checkmate"));
+}
+
+/// `--sfen-every N`: every game's positions at plies 0, N, 2N, ... and after its last move; the
+/// last is the position cshogi and python-shogi reach, and each one is the final position of
+/// the game cut at that ply.
+#[test]
+fn replay_sfen_every_walks_each_game_to_the_libraries_final_position() {
+    let file = data("games/final-sfen.txt");
+    let r = shogilab(&["replay", "-v", "shogi", "-f", file.to_str().unwrap(), "--sfen-every", "3"]);
+    assert!(r.ok, "{}", r.stderr);
+    let games = data_lines("games/final-sfen.txt");
+    let expected = data_lines("games/final-sfen.expected");
+    let mut cuts = Vec::new();
+    let mut last = vec![None; games.len()];
+    for line in r.stdout.lines() {
+        let mut f = line.splitn(3, ' ');
+        let game: usize = f.next().and_then(|g| g.parse().ok()).expect("a game number");
+        let ply: usize = f.next().and_then(|p| p.parse().ok()).expect("a ply");
+        let sfen = f.next().expect("an SFEN").to_string();
+        let (head, moves) = games[game - 1].split_once(" moves ").expect("a game with moves");
+        let moves: Vec<&str> = moves.split_whitespace().collect();
+        assert!(ply % 3 == 0 || ply == moves.len(), "game {game}: ply {ply}");
+        if let Some((before, _)) = &last[game - 1] {
+            assert!(ply > *before, "game {game}: ply {ply} after {before}");
+        }
+        cuts.push((format!("{head} moves {}", moves[..ply].join(" ")), sfen.clone()));
+        last[game - 1] = Some((ply, sfen));
+    }
+    for (i, l) in last.iter().enumerate() {
+        let (ply, sfen) = l.as_ref().unwrap_or_else(|| panic!("game {} printed nothing", i + 1));
+        assert_eq!(sfen, &expected[i], "game {} at its last ply {ply}", i + 1);
+    }
+    assert!(cuts.len() > 2 * games.len(), "only {} positions", cuts.len());
+    let dir = std::env::temp_dir().join(format!("shogilab-sfen-every-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut_file = dir.join("cuts.txt");
+    let text: Vec<&str> = cuts.iter().map(|(l, _)| l.as_str()).collect();
+    std::fs::write(&cut_file, text.join("\n")).unwrap();
+    let r = shogilab(&["replay", "-v", "shogi", "-f", cut_file.to_str().unwrap(), "--final-sfen"]);
+    assert!(r.ok, "{}", r.stderr);
+    let finals: Vec<&str> = r.stdout.lines().collect();
+    let printed: Vec<&str> = cuts.iter().map(|(_, s)| s.as_str()).collect();
+    assert_eq!(finals, printed);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! `shogilab replay`: check game records (one game per line, USI `position` syntax without the
 //! word `position`) move by move, and report each game's final state (optionally its final
-//! position as SFEN).
+//! position as SFEN, or its positions every N plies).
 
 use super::VariantArgs;
 use anyhow::{bail, Context, Result};
@@ -25,6 +25,12 @@ pub struct ReplayArgs {
     /// problems go to stderr and the exit status is non-zero.
     #[arg(long, conflicts_with = "json")]
     pub final_sfen: bool,
+    /// Print each game's position every N plies (plies 0, N, 2N, ...) and after its last move,
+    /// one line per position, `GAME PLY SFEN`, in file order. As with `--final-sfen`, nothing
+    /// is printed to stdout if any game has an illegal move or a malformed line.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..),
+          conflicts_with_all = ["json", "final_sfen"])]
+    pub sfen_every: Option<u64>,
     /// Only print problems and the summary.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -118,20 +124,37 @@ pub struct Replayed {
     pub status: String,
     /// The position after the last move played, as SFEN.
     pub final_sfen: String,
+    /// `(ply, SFEN)` every N plies when asked for (ply 0 first, the last move played last).
+    pub snapshots: Vec<(usize, String)>,
     pub illegal: Option<IllegalMove>,
 }
 
-/// Replay one game line in a variant, stopping at the first illegal move.
-pub fn check_game(v: &Arc<Variant>, gl: &GameLine) -> Result<Replayed, LineError> {
+/// Replay one game line in a variant, stopping at the first illegal move; with `every` =
+/// Some(N), keep the position every N plies and after the last move played.
+pub fn check_game(
+    v: &Arc<Variant>,
+    gl: &GameLine,
+    every: Option<usize>,
+) -> Result<Replayed, LineError> {
     let pos = match &gl.sfen {
         Some(s) => Position::from_sfen(v, s)?,
         None => Position::start(v),
     };
     let mut game = Game::new(pos);
     let mut illegal = None;
+    let mut snapshots = Vec::new();
+    let mut keep = |ply: usize, game: &Game| {
+        if every.is_some_and(|n| ply % n.max(1) == 0) {
+            snapshots.push((ply, game.position().to_sfen()));
+        }
+    };
+    keep(0, &game);
     for (i, mv) in gl.moves.iter().enumerate() {
         match game.parse_usi(mv) {
-            Ok(m) => game.play(m),
+            Ok(m) => {
+                game.play(m);
+                keep(i + 1, &game);
+            }
             Err(e) => {
                 let reason = match e {
                     EngineError::Illegal { reason, .. } => reason,
@@ -142,10 +165,15 @@ pub fn check_game(v: &Arc<Variant>, gl: &GameLine) -> Result<Replayed, LineError
             }
         }
     }
+    let final_sfen = game.position().to_sfen();
+    if every.is_some() && snapshots.last().is_some_and(|(ply, _)| *ply != game.plies()) {
+        snapshots.push((game.plies(), final_sfen.clone()));
+    }
     Ok(Replayed {
         plies: game.plies(),
         status: game.status().to_string(),
-        final_sfen: game.position().to_sfen(),
+        final_sfen,
+        snapshots,
         illegal,
     })
 }
@@ -202,11 +230,28 @@ fn game_json(at: &Place, r: &Result<Replayed, LineError>) -> serde_json::Value {
     }
 }
 
-/// Print one game's report in the chosen mode (nothing in `--final-sfen` mode unless it has a
-/// problem, which goes to stderr there).
+impl ReplayArgs {
+    /// Whether stdout holds positions only (`--final-sfen`, `--sfen-every`), printed at the end
+    /// when every game replayed.
+    fn positions_only(&self) -> bool {
+        self.final_sfen || self.sfen_every.is_some()
+    }
+}
+
+/// The lines a game adds to stdout in a positions-only mode.
+fn position_lines(a: &ReplayArgs, at: &Place, g: &Replayed) -> Vec<String> {
+    if a.sfen_every.is_some() {
+        g.snapshots.iter().map(|(ply, sfen)| format!("{} {ply} {sfen}", at.game)).collect()
+    } else {
+        vec![g.final_sfen.clone()]
+    }
+}
+
+/// Print one game's report in the chosen mode (nothing in a positions-only mode unless it has
+/// a problem, which goes to stderr there).
 fn report(a: &ReplayArgs, at: &Place, r: &Result<Replayed, LineError>) {
     let problem = problem(at, r);
-    if a.final_sfen {
+    if a.positions_only() {
         if let Some(p) = problem {
             eprintln!("{p}");
         }
@@ -225,7 +270,8 @@ pub fn run(a: ReplayArgs) -> Result<()> {
     let v = a.variant.load()?;
     let text = std::fs::read_to_string(&a.file).with_context(|| format!("reading {}", a.file))?;
     let mut t = Tally::default();
-    let mut finals = Vec::new();
+    let every = a.sfen_every.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let mut positions = Vec::new();
     for (lineno, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -233,14 +279,16 @@ pub fn run(a: ReplayArgs) -> Result<()> {
         }
         t.games += 1;
         let at = Place { game: t.games, line: lineno + 1 };
-        let r = parse_line(line).and_then(|gl| check_game(&v, &gl));
+        let r = parse_line(line).and_then(|gl| check_game(&v, &gl, every));
         report(&a, &at, &r);
         match &r {
             Err(_) => t.malformed += 1,
             Ok(g) => {
                 t.plies += g.plies;
                 t.illegal += g.illegal.is_some() as usize;
-                finals.push(g.final_sfen.clone());
+                if a.positions_only() {
+                    positions.extend(position_lines(&a, &at, g));
+                }
             }
         }
     }
@@ -248,7 +296,7 @@ pub fn run(a: ReplayArgs) -> Result<()> {
         let summary = json!({"games": t.games, "plies": t.plies, "illegal": t.illegal,
                              "malformed": t.malformed});
         println!("{summary}");
-    } else if !a.final_sfen {
+    } else if !a.positions_only() {
         println!(
             "{} games, {} plies, {} illegal, {} malformed",
             t.games, t.plies, t.illegal, t.malformed
@@ -262,10 +310,8 @@ pub fn run(a: ReplayArgs) -> Result<()> {
             a.file
         );
     }
-    if a.final_sfen {
-        for s in &finals {
-            println!("{s}");
-        }
+    for line in &positions {
+        println!("{line}");
     }
     Ok(())
 }
