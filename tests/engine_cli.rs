@@ -135,7 +135,7 @@ fn replay_sfen_every_walks_each_game_to_the_libraries_final_position() {
         let sfen = f.next().expect("an SFEN").to_string();
         let (head, moves) = games[game - 1].split_once(" moves ").expect("a game with moves");
         let moves: Vec<&str> = moves.split_whitespace().collect();
-        assert!(ply % 3 == 0 || ply == moves.len(), "game {game}: ply {ply}");
+        assert!(ply.is_multiple_of(3) || ply == moves.len(), "game {game}: ply {ply}");
         if let Some((before, _)) = &last[game - 1] {
             assert!(ply > *before, "game {game}: ply {ply} after {before}");
         }

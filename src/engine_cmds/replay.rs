@@ -144,7 +144,7 @@ pub fn check_game(
     let mut illegal = None;
     let mut snapshots = Vec::new();
     let mut keep = |ply: usize, game: &Game| {
-        if every.is_some_and(|n| ply % n.max(1) == 0) {
+        if every.is_some_and(|n| ply.is_multiple_of(n.max(1))) {
             snapshots.push((ply, game.position().to_sfen()));
         }
     };
