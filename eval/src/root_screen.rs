@@ -285,16 +285,30 @@ pub(crate) mod tests {
         let trade = trade.expect("the Emperor may take the hook mover");
         let mut screen = RootScreen::new(&v, 2, DEFAULT_MARGIN);
         let allowed = screen.allowed(&g, None);
-        let mut dbg = RootScreen::new(&v, 2, 1_000_000);
-        dbg.allowed(&g, None);
-        let mut sc: Vec<(String, i64)> =
-            dbg.search.root_scores().iter().map(|s| (g.position().move_to_usi(s.0), s.1)).collect();
-        sc.sort_by_key(|s| -s.1);
-        eprintln!("DEBUG {:?}", &sc[..12.min(sc.len())]);
-        eprintln!("DEBUG trade {:?}", sc.iter().find(|s| s.0 == "1y13d"));
-        eprintln!("DEBUG low {:?}", &sc[sc.len() - 8..]);
         assert!(allowed.len() > 1, "quiet moves pass: {}", allowed.len());
         assert!(!allowed.contains(&trade), "the Emperor was given for a hook mover");
+    }
+
+    /// Tai before ply 605 of a game against `alphabeta:2` (`tai-network.md`, "All three
+    /// changes"): White's capricorn on 15p threatens Black's prince (a promoted drunk elephant on
+    /// 14u), and Black's Emperor on 8g may take a promoted piece on 22i that the capricorn takes
+    /// back. With every royal at the same floor, losing the Emperor with a piece gained scored
+    /// above losing the prince, and the network played 8g22i.
+    const EMPEROR_OR_PRINCE: &str = include_str!("testdata/tai-emperor-or-prince.sfen");
+
+    #[test]
+    fn the_screen_keeps_the_emperor_rather_than_a_prince() {
+        let v = Variant::builtin("tai").expect("tai is built in");
+        let pos = Position::from_sfen(&v, EMPEROR_OR_PRINCE.trim()).expect("a valid SFEN");
+        let g = Game::new(pos);
+        let trade = g.legal().iter().copied().find(|&m| g.position().move_to_usi(m) == "8g22i");
+        let trade = trade.expect("the Emperor may take the piece on 22i");
+        // depth 3, as the agent's screen completed it here: the capricorn's threat to the prince
+        // is played out after every quiet move
+        let mut screen = RootScreen::new(&v, 3, DEFAULT_MARGIN);
+        let allowed = screen.allowed(&g, None);
+        assert!(!allowed.is_empty());
+        assert!(!allowed.contains(&trade), "the Emperor was given for a piece and a prince");
     }
 
     /// Tai after ply 148 of a game against `alphabeta:2` (`tai-network.md`, "Royals above every

@@ -125,20 +125,32 @@ impl PieceValues {
     /// both reach every square of the empty board and weigh the same 650 pawns, and searches
     /// that saw them as equal gave an Emperor for a hook mover, the Emperor that decides a tai
     /// game against a side without one. Where a side has one royal its loss ends the game before
-    /// its value counts.
+    /// its value counts. A royal that may capture anywhere (tai's Emperor) is worth at least
+    /// twice every other royal: with the floor alone the Emperor weighed the same as a prince,
+    /// and a search that had to lose one of them gave the Emperor and took a piece with it.
     pub fn with_royal_floor(mut self) -> PieceValues {
         let types = &self.variant.types;
-        let top = types
-            .iter()
-            .filter(|t| !t.royal)
-            .map(|t| self.per_type[t.id as usize])
-            .fold(0.0f32, f32::max);
+        let most = |values: &[f32], royal: bool, anywhere: bool| {
+            types
+                .iter()
+                .filter(|t| t.royal == royal && (!royal || t.captures_anywhere() == anywhere))
+                .map(|t| values[t.id as usize])
+                .fold(0.0f32, f32::max)
+        };
+        let top = most(&self.per_type, false, false);
         for t in types.iter().filter(|t| t.royal) {
             let v = &mut self.per_type[t.id as usize];
             *v = v.max(2.0 * top);
         }
-        self.source =
-            format!("{}, royals at least twice the most valuable other kind", self.source);
+        let top_royal = most(&self.per_type, true, false);
+        for t in types.iter().filter(|t| t.royal && t.captures_anywhere()) {
+            let v = &mut self.per_type[t.id as usize];
+            *v = v.max(2.0 * top_royal);
+        }
+        self.source = format!(
+            "{}, royals at least twice the most valuable other kind, an Emperor twice any other royal",
+            self.source
+        );
         self
     }
 
@@ -213,5 +225,8 @@ mod tests {
             }
         }
         assert!(floored.of(emperor) > floored.of(hook));
+        for t in v.types.iter().filter(|t| t.royal && t.id != emperor) {
+            assert!(floored.of(emperor) >= 2.0 * floored.of(t.id), "{}", t.name);
+        }
     }
 }
