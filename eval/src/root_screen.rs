@@ -256,6 +256,27 @@ pub(crate) mod tests {
         Game::new(Position::from_sfen(&v, sfen).expect("a valid SFEN"))
     }
 
+    /// Tai and a game from `sfen` (surrounding whitespace ignored).
+    fn tai_game(sfen: &str) -> (Arc<Variant>, Game) {
+        let v = Variant::builtin("tai").expect("tai is built in");
+        let g = Game::new(Position::from_sfen(&v, sfen.trim()).expect("a valid SFEN"));
+        (v, g)
+    }
+
+    /// The legal move of `g` written `usi`.
+    fn usi_move(g: &Game, usi: &str) -> Option<Move> {
+        g.legal().iter().copied().find(|&m| g.position().move_to_usi(m) == usi)
+    }
+
+    /// How many moves a screen of `depth` plies keeps in the tai position `sfen`, and whether
+    /// the legal move written `usi` is among them.
+    fn tai_screen_keeps(sfen: &str, depth: u32, usi: &str) -> (usize, bool) {
+        let (v, g) = tai_game(sfen);
+        let m = usi_move(&g, usi).unwrap_or_else(|| panic!("{usi} is legal"));
+        let allowed = RootScreen::new(&v, depth, DEFAULT_MARGIN).allowed(&g, None);
+        (allowed.len(), allowed.contains(&m))
+    }
+
     #[test]
     fn a_free_rook_is_the_only_move_that_passes() {
         // a white rook on 5f that the 5g pawn takes for nothing
@@ -279,14 +300,9 @@ pub(crate) mod tests {
 
     #[test]
     fn the_screen_does_not_give_a_royal_for_a_piece() {
-        let v = Variant::builtin("tai").expect("tai is built in");
-        let g = Game::new(Position::from_sfen(&v, EMPEROR_FOR_HOOK).expect("a valid SFEN"));
-        let trade = g.legal().iter().copied().find(|&m| g.position().move_to_usi(m) == "1y13d");
-        let trade = trade.expect("the Emperor may take the hook mover");
-        let mut screen = RootScreen::new(&v, 2, DEFAULT_MARGIN);
-        let allowed = screen.allowed(&g, None);
-        assert!(allowed.len() > 1, "quiet moves pass: {}", allowed.len());
-        assert!(!allowed.contains(&trade), "the Emperor was given for a hook mover");
+        let (kept, trade) = tai_screen_keeps(EMPEROR_FOR_HOOK, 2, "1y13d");
+        assert!(kept > 1, "quiet moves pass: {kept}");
+        assert!(!trade, "the Emperor was given for a hook mover");
     }
 
     /// Tai before ply 605 of a game against `alphabeta:2` (`tai-network.md`, "All three
@@ -298,17 +314,11 @@ pub(crate) mod tests {
 
     #[test]
     fn the_screen_keeps_the_emperor_rather_than_a_prince() {
-        let v = Variant::builtin("tai").expect("tai is built in");
-        let pos = Position::from_sfen(&v, EMPEROR_OR_PRINCE.trim()).expect("a valid SFEN");
-        let g = Game::new(pos);
-        let trade = g.legal().iter().copied().find(|&m| g.position().move_to_usi(m) == "8g22i");
-        let trade = trade.expect("the Emperor may take the piece on 22i");
         // depth 3, as the agent's screen completed it here: the capricorn's threat to the prince
         // is played out after every quiet move
-        let mut screen = RootScreen::new(&v, 3, DEFAULT_MARGIN);
-        let allowed = screen.allowed(&g, None);
-        assert!(!allowed.is_empty());
-        assert!(!allowed.contains(&trade), "the Emperor was given for a piece and a prince");
+        let (kept, trade) = tai_screen_keeps(EMPEROR_OR_PRINCE, 3, "8g22i");
+        assert!(kept > 0);
+        assert!(!trade, "the Emperor was given for a piece and a prince");
     }
 
     /// Tai after ply 148 of a game against `alphabeta:2` (`tai-network.md`, "Royals above every
@@ -318,9 +328,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_screen_of_candidates_that_all_lose_material_keeps_a_move_that_holds_it() {
-        let v = Variant::builtin("tai").expect("tai is built in");
-        let pos = Position::from_sfen(&v, EMPEROR_CAPTURES.trim()).expect("a valid SFEN");
-        let g = Game::new(pos);
+        let (v, g) = tai_game(EMPEROR_CAPTURES);
         let mut captures = MoveList::new();
         g.position().legal_captures(&mut captures);
         let policy: Vec<f32> =
