@@ -26,8 +26,9 @@ def tokens(sfen):
 
 def counts(sfen):
     """Black's and White's pieces on the board of an SFEN."""
-    black = sum(1 for t in tokens(sfen) if t.isupper())
-    return black, len(tokens(sfen)) - black
+    present = tokens(sfen)
+    black = sum(1 for t in present if t.isupper())
+    return black, len(present) - black
 
 
 def positions(binary, variant, lines, step):

@@ -5,6 +5,7 @@
 //! Association table (piece-value estimation would otherwise only give it back).
 
 use serde::Deserialize;
+use shogilab_engine::variant::PieceType;
 use shogilab_engine::{Color, Move, MoveList, Position, Variant};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -129,29 +130,29 @@ impl PieceValues {
     /// twice every other royal: with the floor alone the Emperor weighed the same as a prince,
     /// and a search that had to lose one of them gave the Emperor and took a piece with it.
     pub fn with_royal_floor(mut self) -> PieceValues {
-        let types = &self.variant.types;
-        let most = |values: &[f32], royal: bool, anywhere: bool| {
-            types
-                .iter()
-                .filter(|t| t.royal == royal && (!royal || t.captures_anywhere() == anywhere))
-                .map(|t| values[t.id as usize])
-                .fold(0.0f32, f32::max)
-        };
-        let top = most(&self.per_type, false, false);
-        for t in types.iter().filter(|t| t.royal) {
-            let v = &mut self.per_type[t.id as usize];
-            *v = v.max(2.0 * top);
-        }
-        let top_royal = most(&self.per_type, true, false);
-        for t in types.iter().filter(|t| t.royal && t.captures_anywhere()) {
-            let v = &mut self.per_type[t.id as usize];
-            *v = v.max(2.0 * top_royal);
-        }
+        let other_kinds = self.most_valuable(|t| !t.royal);
+        self.raise_to(|t| t.royal, 2.0 * other_kinds);
+        let other_royals = self.most_valuable(|t| t.royal && !t.captures_anywhere());
+        self.raise_to(|t| t.royal && t.captures_anywhere(), 2.0 * other_royals);
         self.source = format!(
             "{}, royals at least twice the most valuable other kind, an Emperor twice any other royal",
             self.source
         );
         self
+    }
+
+    /// The highest value among the kinds that `kinds` selects (0 if none).
+    fn most_valuable(&self, kinds: impl Fn(&PieceType) -> bool) -> f32 {
+        self.variant.types.iter().filter(|t| kinds(t)).map(|t| self.of(t.id)).fold(0.0, f32::max)
+    }
+
+    /// Every kind that `kinds` selects worth at least `floor`.
+    fn raise_to(&mut self, kinds: impl Fn(&PieceType) -> bool, floor: f32) {
+        let variant = Arc::clone(&self.variant);
+        for t in variant.types.iter().filter(|t| kinds(t)) {
+            let v = &mut self.per_type[t.id as usize];
+            *v = v.max(floor);
+        }
     }
 
     /// Value of a type.

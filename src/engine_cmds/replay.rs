@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::json;
 use shogilab_engine::{EngineError, Game, Position, Variant};
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 #[derive(Args)]
@@ -28,9 +29,8 @@ pub struct ReplayArgs {
     /// Print each game's position every N plies (plies 0, N, 2N, ...) and after its last move,
     /// one line per position, `GAME PLY SFEN`, in file order. As with `--final-sfen`, nothing
     /// is printed to stdout if any game has an illegal move or a malformed line.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..),
-          conflicts_with_all = ["json", "final_sfen"])]
-    pub sfen_every: Option<u64>,
+    #[arg(long, value_name = "N", conflicts_with_all = ["json", "final_sfen"])]
+    pub sfen_every: Option<NonZeroUsize>,
     /// Only print problems and the summary.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -134,7 +134,7 @@ pub struct Replayed {
 pub fn check_game(
     v: &Arc<Variant>,
     gl: &GameLine,
-    every: Option<usize>,
+    every: Option<NonZeroUsize>,
 ) -> Result<Replayed, LineError> {
     let pos = match &gl.sfen {
         Some(s) => Position::from_sfen(v, s)?,
@@ -144,7 +144,7 @@ pub fn check_game(
     let mut illegal = None;
     let mut snapshots = Vec::new();
     let mut keep = |ply: usize, game: &Game| {
-        if every.is_some_and(|n| ply.is_multiple_of(n.max(1))) {
+        if every.is_some_and(|n| ply.is_multiple_of(n.get())) {
             snapshots.push((ply, game.position().to_sfen()));
         }
     };
@@ -166,7 +166,8 @@ pub fn check_game(
         }
     }
     let final_sfen = game.position().to_sfen();
-    if every.is_some() && snapshots.last().is_some_and(|(ply, _)| *ply != game.plies()) {
+    // ply 0 is always kept when snapshots are asked for
+    if snapshots.last().is_some_and(|(ply, _)| *ply != game.plies()) {
         snapshots.push((game.plies(), final_sfen.clone()));
     }
     Ok(Replayed {
@@ -270,7 +271,6 @@ pub fn run(a: ReplayArgs) -> Result<()> {
     let v = a.variant.load()?;
     let text = std::fs::read_to_string(&a.file).with_context(|| format!("reading {}", a.file))?;
     let mut t = Tally::default();
-    let every = a.sfen_every.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let mut positions = Vec::new();
     for (lineno, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -279,7 +279,7 @@ pub fn run(a: ReplayArgs) -> Result<()> {
         }
         t.games += 1;
         let at = Place { game: t.games, line: lineno + 1 };
-        let r = parse_line(line).and_then(|gl| check_game(&v, &gl, every));
+        let r = parse_line(line).and_then(|gl| check_game(&v, &gl, a.sfen_every));
         report(&a, &at, &r);
         match &r {
             Err(_) => t.malformed += 1,
