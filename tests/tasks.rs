@@ -4,8 +4,9 @@
 //! is refused and changes nothing; self-play tasks store their shards and the job without a
 //! task finds them all, equal to one process's; gauntlet tasks store their share of every
 //! pairing and merge into the games and Elo table of one process; a match records its variant
-//! options, and parts played under other options are refused. (The same on a Ray cluster and an S3 server:
-//! `scripts/test-cluster`.)
+//! options, and parts played under other options are refused; a match plays the openings of a
+//! file, and parts played with another file are refused. (The same on a Ray cluster and an S3
+//! server: `scripts/test-cluster`.)
 
 mod common;
 
@@ -259,4 +260,59 @@ fn a_match_records_its_variant_options_and_refuses_parts_played_without_them() {
     let (ok, text) = chu_match(&split, &["--task-index", "1", "--task-count", "2"]);
     assert!(!ok && text.contains("match-00000-of-00002.json"), "{text}");
     assert!(!split.join("match-00001-of-00002.json").exists());
+}
+
+fn shogi_match(out: &Path, openings: &Path, extra: &[&str]) -> (bool, String) {
+    let mut args = vec!["match", "-v", "shogi", "--a", "greedy", "--b", "random", "--games", "6"];
+    args.extend(["--max-plies", "40", "--seed", "4", "--out", out.to_str().unwrap()]);
+    args.extend(["--openings", openings.to_str().unwrap()]);
+    args.extend(extra);
+    shogilab(&args)
+}
+
+#[test]
+fn a_match_plays_the_openings_of_a_file_in_turn_and_refuses_a_bad_line_or_another_file() {
+    let root = tmp("openings");
+    std::fs::create_dir_all(&root).unwrap();
+    let (file, other) = (root.join("openings.txt"), root.join("other.txt"));
+    let after_7g7f = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2";
+    let text = format!("# book\nstartpos moves 7g7f 3c3d\n\nsfen {after_7g7f} moves 8c8d\n");
+    std::fs::write(&file, &text).unwrap();
+    let out = root.join("match");
+    let (ok, log) = shogi_match(&out, &file, &[]);
+    assert!(ok, "{log}");
+    let games = std::fs::read_to_string(out.join("games.txt")).unwrap();
+    let start = "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves";
+    let want = [
+        format!("{start} 7g7f 3c3d "),
+        format!("sfen {after_7g7f} moves 8c8d "),
+        format!("{start} 7g7f 3c3d "),
+    ];
+    let lines: Vec<&str> = games.lines().collect();
+    assert_eq!(lines.len(), 6, "{games}");
+    for (i, line) in lines.iter().enumerate() {
+        // each opening twice with the colours swapped, then the first again
+        assert!(line.starts_with(&want[i / 2]), "game {}: {line}", i + 1);
+    }
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("match.json")).unwrap()).unwrap();
+    let settings = &record["settings"];
+    assert_eq!(settings["openings"]["count"], 2);
+    let sha = shogilab_store::cache::sha256_hex(text.as_bytes());
+    assert_eq!(settings["openings"]["sha256"], serde_json::json!(sha));
+    assert!(settings.get("opening_plies").is_none(), "{settings}");
+    // a task with another openings file does not merge with a task of this one
+    std::fs::write(&other, "startpos moves 2g2f\n").unwrap();
+    let split = root.join("split");
+    let (ok, log) = shogi_match(&split, &file, &["--task-index", "0", "--task-count", "2"]);
+    assert!(ok, "{log}");
+    let (ok, log) = shogi_match(&split, &other, &["--task-index", "1", "--task-count", "2"]);
+    assert!(!ok && log.contains("match-00000-of-00002.json"), "{log}");
+    // an illegal move: the file, the line and the move named, nothing written
+    std::fs::write(&other, "startpos\n# fine so far\nstartpos moves 7g7f 7g7f\n").unwrap();
+    let bad = root.join("bad");
+    let (ok, log) = shogi_match(&bad, &other, &[]);
+    assert!(!ok, "{log}");
+    assert!(log.contains("other.txt, line 3: move 2 (7g7f)"), "{log}");
+    assert!(!bad.exists());
 }

@@ -1,16 +1,16 @@
-//! A match between two agents: openings of a few random plies (no captures, so material stays
-//! level), each played twice with the colours swapped, W/D/L from the first agent's side (wins
-//! and losses by forfeit counted apart, [`Tally`]), the score and Elo difference with 95%
-//! intervals, and an optional SPRT that stops the match early.
+//! A match between two agents: openings ([`crate::openings`]: a few random plies without
+//! captures, so material stays level, or the user's list), each played twice with the colours
+//! swapped, W/D/L from the first agent's side (wins and losses by forfeit counted apart,
+//! [`Tally`]), the score and Elo difference with 95% intervals, and an optional SPRT that stops
+//! the match early.
 
 use crate::agent::{Agent, Limits};
 use crate::elo::{score_summary, ScoreSummary};
+use crate::openings::{Opening, Openings};
 use crate::play::{play_game, GameResult, PlayError};
 use crate::sprt::{Sprt, SprtDecision, SprtStatus};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use shogilab_engine::{Color, Game, Move, Position, Variant};
+use shogilab_engine::{Color, Variant};
 use shogilab_selfplay::worker::game_seed;
 use shogilab_store::Task;
 use std::sync::Arc;
@@ -22,8 +22,8 @@ pub struct MatchConfig {
     /// Ply cap per game (a draw when reached); 0 = none.
     pub max_plies: u32,
     pub limits: Limits,
-    /// Random plies of each opening.
-    pub opening_plies: usize,
+    /// Where the games start.
+    pub openings: Openings,
     pub seed: u64,
     /// Stop when the test decides.
     pub sprt: Option<Sprt>,
@@ -37,7 +37,7 @@ impl Default for MatchConfig {
             games: 2,
             max_plies: 400,
             limits: Limits::default(),
-            opening_plies: 4,
+            openings: Openings::default(),
             seed: 1,
             sprt: None,
             task: None,
@@ -229,49 +229,6 @@ impl MatchResult {
     }
 }
 
-/// `n` openings of `plies` random legal plies from the start position, without captures (so
-/// both sides keep equal material) and not ending the game. Deterministic for a seed.
-pub fn random_openings(v: &Arc<Variant>, n: usize, plies: usize, seed: u64) -> Vec<Vec<Move>> {
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0x6f70_656e_696e_6773);
-    let start = Position::start(v);
-    let mut out = Vec::with_capacity(n);
-    let mut attempts = 0;
-    while out.len() < n {
-        attempts += 1;
-        let mut g = Game::new(start.clone());
-        let mut line = Vec::with_capacity(plies);
-        let mut ok = true;
-        for _ in 0..plies {
-            let pos = g.position();
-            let quiet: Vec<Move> = g
-                .legal()
-                .iter()
-                .copied()
-                .filter(|m| {
-                    m.is_drop()
-                        || (m.mids().chain([m.to]).all(|s| s == m.from || pos.cell(s) == 0)
-                            && !m.promotes())
-                })
-                .collect();
-            if quiet.is_empty() {
-                ok = false;
-                break;
-            }
-            let m = quiet[rng.gen_range(0..quiet.len())];
-            g.play(m);
-            line.push(m);
-            if g.status().is_over() {
-                ok = false;
-                break;
-            }
-        }
-        if ok || attempts > 100 * (n + 1) {
-            out.push(if ok { line } else { Vec::new() });
-        }
-    }
-    out
-}
-
 /// Play a match. `on_game` sees every game as it finishes (for progress and streaming output).
 pub fn run_match(
     a: &mut dyn Agent,
@@ -280,8 +237,7 @@ pub fn run_match(
     cfg: &MatchConfig,
     on_game: &mut dyn FnMut(&GameRecord),
 ) -> Result<MatchResult, PlayError> {
-    let openings =
-        random_openings(variant, cfg.games.div_ceil(2).max(1), cfg.opening_plies, cfg.seed);
+    let openings = cfg.openings.for_match(variant, cfg.games, cfg.seed);
     let (an, bn) = (a.name(), b.name());
     let mut res = MatchResult {
         a: an.clone(),
@@ -301,12 +257,11 @@ pub fn run_match(
         // match split into tasks plays the games of one process
         a.reseed(game_seed(cfg.seed, 2 * i as u64));
         b.reseed(game_seed(cfg.seed, 2 * i as u64 + 1));
-        let start = Position::start(variant);
-        let moves = &openings[opening.min(openings.len() - 1)];
+        let Opening { start, moves } = openings[opening % openings.len()].clone();
         let result = if a_black {
-            play_game([&mut *a, &mut *b], start, moves, cfg.max_plies, &cfg.limits)?
+            play_game([&mut *a, &mut *b], start, &moves, cfg.max_plies, &cfg.limits)?
         } else {
-            play_game([&mut *b, &mut *a], start, moves, cfg.max_plies, &cfg.limits)?
+            play_game([&mut *b, &mut *a], start, &moves, cfg.max_plies, &cfg.limits)?
         };
         let (black, white) =
             if a_black { (an.clone(), bn.clone()) } else { (bn.clone(), an.clone()) };

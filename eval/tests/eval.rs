@@ -9,7 +9,8 @@ use shogilab_eval::winboard::{
 };
 use shogilab_eval::{
     parse_agent_spec, play_game, run_gauntlet, run_match, GauntletConfig, GauntletMode,
-    GreedyAgent, MatchConfig, RandomAgent, UsiAgent, UsiConfig, XBoardAgent, XBoardConfig,
+    GreedyAgent, MatchConfig, Openings, RandomAgent, UsiAgent, UsiConfig, XBoardAgent,
+    XBoardConfig,
 };
 use shogilab_selfplay::PieceValues;
 use std::path::PathBuf;
@@ -27,8 +28,13 @@ fn random_vs_greedy_in_chu_finishes_and_colours_alternate() {
     let v = Variant::builtin("chu").unwrap();
     let mut a = RandomAgent::new(1);
     let mut b = GreedyAgent::new(PieceValues::mobility(Arc::clone(&v)), 2);
-    let cfg =
-        MatchConfig { games: 4, max_plies: 300, opening_plies: 2, seed: 7, ..Default::default() };
+    let cfg = MatchConfig {
+        games: 4,
+        max_plies: 300,
+        openings: Openings::Random { plies: 2 },
+        seed: 7,
+        ..Default::default()
+    };
     let mut seen = 0;
     let r = run_match(&mut a, &mut b, &v, &cfg, &mut |_| seen += 1).unwrap();
     assert_eq!(seen, 4);

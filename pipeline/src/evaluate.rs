@@ -11,6 +11,7 @@ use shogilab_engine::Variant;
 use shogilab_eval::agent::Limits;
 use shogilab_eval::r#match::{run_match, MatchConfig};
 use shogilab_eval::record::{read_match_record, write_match_dir, MatchRecord};
+use shogilab_eval::Openings;
 use shogilab_eval::{parse_agent_spec, Agent};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -52,7 +53,7 @@ pub fn run_evaluation(v: &Arc<Variant>, job: &EvalJob) -> Result<MatchRecord, Pi
         games: job.games,
         max_plies: job.max_plies,
         limits: Limits::default(),
-        opening_plies: job.opening_plies,
+        openings: Openings::Random { plies: job.opening_plies },
         seed: job.seed,
         sprt: None,
         task: None,

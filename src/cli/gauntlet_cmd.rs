@@ -17,7 +17,7 @@ use shogilab_eval::gauntlet_tasks::{self, pair_settings, pair_store, Merged};
 use shogilab_eval::match_tasks;
 use shogilab_eval::r#match::{run_match, MatchConfig};
 use shogilab_eval::record::game_json;
-use shogilab_eval::{run_gauntlet, GauntletConfig, GauntletMode};
+use shogilab_eval::{run_gauntlet, GauntletConfig, GauntletMode, Openings};
 use shogilab_store::{Store, Task};
 use std::sync::Arc;
 
@@ -42,24 +42,29 @@ pub struct GauntletArgs {
 }
 
 /// The settings that make two runs the same gauntlet (recorded in every part).
-fn settings(a: &GauntletArgs, variant: &str) -> serde_json::Value {
+fn settings(
+    a: &GauntletArgs,
+    variant: &str,
+    openings: Option<serde_json::Value>,
+) -> serde_json::Value {
     let mut s = serde_json::json!({
         "variant": variant, "agents": a.agents, "games_per_pair": a.games_per_pair,
         "gauntlet": a.gauntlet, "seed": a.play.seed, "max_plies": a.play.max_plies,
         "opening_plies": a.play.opening_plies, "nodes": a.play.nodes, "movetime": a.play.movetime,
     });
     super::matchcmd::add_options(&mut s, &a.variant.options);
+    super::matchcmd::add_openings(&mut s, openings);
     s
 }
 
-fn config(a: &GauntletArgs) -> GauntletConfig {
+fn config(a: &GauntletArgs, openings: Openings) -> GauntletConfig {
     GauntletConfig {
         mode: if a.gauntlet { GauntletMode::Gauntlet } else { GauntletMode::RoundRobin },
         per_pair: MatchConfig {
             games: a.games_per_pair,
             max_plies: a.play.max_plies,
             limits: Limits { nodes: a.play.nodes, movetime_ms: a.play.movetime },
-            opening_plies: a.play.opening_plies,
+            openings,
             seed: a.play.seed,
             sprt: None,
             task: None,
@@ -83,7 +88,8 @@ pub fn run(a: GauntletArgs) -> Result<()> {
     }
     let v = a.variant.load()?;
     let out = a.result.out.as_deref().map(Store::open).transpose()?;
-    let (cfg, settings) = (config(&a), settings(&a, &v.name));
+    let (openings, recorded) = a.play.openings(&v)?;
+    let (cfg, settings) = (config(&a, openings), settings(&a, &v.name, recorded));
     let pairs: Vec<(usize, usize)> =
         plan(a.agents.len(), &cfg).iter().map(|(i, j, _)| (*i, *j)).collect();
     match (a.result.task.task()?, &out) {

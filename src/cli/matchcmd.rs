@@ -7,17 +7,20 @@
 //! people (`games.log`) and the result as JSON and Markdown (`shogilab_eval::record`), each
 //! file atomically.
 
+use super::openings::read_openings;
 use super::VariantArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use shogilab_cli::engine_cmds::task_args::{ResultArgs, TaskLine};
+use shogilab_engine::Variant;
 use shogilab_eval::agent::{check_limits, Agent, LimitSource, Limits};
 use shogilab_eval::match_tasks;
 use shogilab_eval::r#match::{GameRecord, MatchConfig, MatchResult};
 use shogilab_eval::record::{game_line, write_match_files, GameLines, MatchRecord};
-use shogilab_eval::{parse_agent_spec, run_match, Sprt};
+use shogilab_eval::{parse_agent_spec, run_match, Openings, Sprt};
 use shogilab_pipeline::checkpoint_for_spec;
 use shogilab_store::Store;
+use std::sync::Arc;
 
 #[derive(Args)]
 pub struct MatchArgs {
@@ -55,12 +58,42 @@ pub struct PlayArgs {
     /// Random plies of each opening.
     #[arg(long, default_value_t = 4)]
     pub opening_plies: usize,
+    /// Play these openings instead of random ones: a file (or `s3://` object) with one per
+    /// line, `startpos [moves ...]` or `sfen SFEN [moves ...]` (blank lines and `#` comments
+    /// skipped). Each is played twice with the colours swapped, in file order, cycling when
+    /// there are more games than twice the openings.
+    #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
+    pub openings: Option<String>,
     /// Nodes / simulations per move (agents whose spec ends in @LIMITS keep their own).
     #[arg(long)]
     pub nodes: Option<u64>,
     /// Milliseconds per move (agents whose spec ends in @LIMITS keep their own).
     #[arg(long)]
     pub movetime: Option<u64>,
+}
+
+impl PlayArgs {
+    /// The openings to play, and what the settings record of them (nothing for random
+    /// openings, whose plies the settings hold already, so that earlier runs' parts still
+    /// match).
+    pub fn openings(&self, v: &Arc<Variant>) -> Result<(Openings, Option<serde_json::Value>)> {
+        match &self.openings {
+            None => Ok((Openings::Random { plies: self.opening_plies }, None)),
+            Some(url) => {
+                let file = read_openings(v, url)?;
+                Ok((Openings::Listed(file.list), Some(file.settings)))
+            }
+        }
+    }
+}
+
+/// Record a run's openings in its settings (see [`PlayArgs::openings`]): a file's openings
+/// replace the random plies, which were not played.
+pub(super) fn add_openings(settings: &mut serde_json::Value, openings: Option<serde_json::Value>) {
+    if let (Some(o), Some(map)) = (openings, settings.as_object_mut()) {
+        map.remove("opening_plies");
+        map.insert("openings".into(), o);
+    }
 }
 
 fn parse_sprt(s: &str) -> Result<Sprt> {
@@ -77,11 +110,7 @@ pub(super) fn match_json(r: &MatchResult) -> serde_json::Value {
     serde_json::to_value(MatchRecord::of(r)).unwrap_or(serde_json::Value::Null)
 }
 
-pub(super) fn make_agent(
-    spec: &str,
-    v: &std::sync::Arc<shogilab_engine::Variant>,
-    seed: u64,
-) -> Result<Box<dyn Agent>> {
+pub(super) fn make_agent(spec: &str, v: &Arc<Variant>, seed: u64) -> Result<Box<dyn Agent>> {
     Ok(parse_agent_spec(spec, v, seed, &checkpoint_for_spec)?)
 }
 
@@ -90,13 +119,18 @@ pub(super) fn print_game(g: &GameRecord, prefix: &str) {
 }
 
 /// The settings that make two runs the same match (recorded in every task's part).
-fn match_settings(a: &MatchArgs, v: &str) -> serde_json::Value {
+fn match_settings(
+    a: &MatchArgs,
+    v: &str,
+    openings: Option<serde_json::Value>,
+) -> serde_json::Value {
     let mut s = serde_json::json!({
         "variant": v, "a": a.a, "b": a.b, "games": a.games, "seed": a.play.seed,
         "max_plies": a.play.max_plies, "opening_plies": a.play.opening_plies,
         "nodes": a.play.nodes, "movetime": a.play.movetime,
     });
     add_options(&mut s, &a.variant.options);
+    add_openings(&mut s, openings);
     s
 }
 
@@ -111,7 +145,8 @@ pub(super) fn add_options(settings: &mut serde_json::Value, options: &[String]) 
 pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     let v = a.variant.load()?;
     let out = a.result.out.as_deref().map(Store::open).transpose()?;
-    let settings = match_settings(&a, &v.name);
+    let (openings, recorded) = a.play.openings(&v)?;
+    let settings = match_settings(&a, &v.name, recorded);
     let task = a.result.task.task()?;
     if task.is_some() && (out.is_none() || a.sprt.is_some()) {
         bail!("--task-index needs --out (where the task's part goes) and no --sprt");
@@ -140,7 +175,7 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
         games: a.games,
         max_plies: a.play.max_plies,
         limits: Limits { nodes: a.play.nodes, movetime_ms: a.play.movetime },
-        opening_plies: a.play.opening_plies,
+        openings,
         seed: a.play.seed,
         sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
         task,

@@ -10,6 +10,7 @@ mod gauntlet_cmd;
 mod ladder;
 mod matchcmd;
 mod networks;
+mod openings;
 mod pipeline;
 mod selfplay_cmd;
 mod teacher_cmd;

@@ -15,6 +15,7 @@ use shogilab_eval::agent::{Agent, AgentError, Limits};
 use shogilab_eval::gauntlet::{fit_table, plan, GauntletConfig, GauntletMode};
 use shogilab_eval::r#match::{run_match, GameRecord, MatchConfig};
 use shogilab_eval::selfplay::Evaluator;
+use shogilab_eval::Openings;
 use shogilab_eval::{parse_agent_spec, ExtraError, ExtraEvaluators, WithLimits};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -327,7 +328,7 @@ fn per_pair_of(cfg: &LadderConfig) -> MatchConfig {
         games: cfg.games_per_pair,
         max_plies: cfg.max_plies,
         limits: Limits::default(),
-        opening_plies: cfg.opening_plies,
+        openings: Openings::Random { plies: cfg.opening_plies },
         seed: cfg.seed,
         sprt: None,
         task: None,

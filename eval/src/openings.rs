@@ -1,0 +1,121 @@
+//! Where a match's games start: random openings of a few quiet plies from the start position
+//! (the default), or a list of openings that the user gives (`shogilab match --openings FILE`:
+//! set positions, book lines, the middle of an earlier game). Each opening is played twice,
+//! with the colours swapped; a listed opening is a start position and the moves played from it
+//! before the agents are asked.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use shogilab_engine::{Game, Move, Position, Variant};
+use std::sync::Arc;
+
+/// One opening: the position a game starts from and the moves played for both sides first.
+#[derive(Clone)]
+pub struct Opening {
+    pub start: Position,
+    pub moves: Vec<Move>,
+}
+
+/// A match's openings.
+#[derive(Clone)]
+pub enum Openings {
+    /// `plies` random plies without captures or promotions from the start position, drawn
+    /// from the match seed.
+    Random { plies: usize },
+    /// These openings, in order; a match of more than twice as many games cycles through them.
+    Listed(OpeningList),
+}
+
+/// A list of at least one opening.
+#[derive(Clone)]
+pub struct OpeningList(Arc<[Opening]>);
+
+impl OpeningList {
+    /// The list, or `None` when it is empty.
+    pub fn new(openings: Vec<Opening>) -> Option<OpeningList> {
+        (!openings.is_empty()).then(|| OpeningList(openings.into()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Never true (a list has at least one opening); for clippy's `len_without_is_empty`.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Default for Openings {
+    fn default() -> Self {
+        Openings::Random { plies: 4 }
+    }
+}
+
+impl std::fmt::Debug for Openings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Openings::Random { plies } => write!(f, "Random {{ plies: {plies} }}"),
+            Openings::Listed(list) => write!(f, "Listed({} openings)", list.len()),
+        }
+    }
+}
+
+impl Openings {
+    /// The openings of a match of `games` games (one per pair of games, never empty): the
+    /// listed ones, or `games / 2` (rounded up) random ones drawn from `seed`.
+    pub fn for_match(&self, v: &Arc<Variant>, games: usize, seed: u64) -> Vec<Opening> {
+        match self {
+            Openings::Listed(list) => list.0.to_vec(),
+            Openings::Random { plies } => {
+                random_openings(v, games.div_ceil(2).max(1), *plies, seed)
+                    .into_iter()
+                    .map(|moves| Opening { start: Position::start(v), moves })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// `n` openings of `plies` random legal plies from the start position, without captures (so
+/// both sides keep equal material) and not ending the game. Deterministic for a seed.
+pub fn random_openings(v: &Arc<Variant>, n: usize, plies: usize, seed: u64) -> Vec<Vec<Move>> {
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x6f70_656e_696e_6773);
+    let start = Position::start(v);
+    let mut out = Vec::with_capacity(n);
+    let mut attempts = 0;
+    while out.len() < n {
+        attempts += 1;
+        let mut g = Game::new(start.clone());
+        let mut line = Vec::with_capacity(plies);
+        let mut ok = true;
+        for _ in 0..plies {
+            let pos = g.position();
+            let quiet: Vec<Move> = g
+                .legal()
+                .iter()
+                .copied()
+                .filter(|m| {
+                    m.is_drop()
+                        || (m.mids().chain([m.to]).all(|s| s == m.from || pos.cell(s) == 0)
+                            && !m.promotes())
+                })
+                .collect();
+            if quiet.is_empty() {
+                ok = false;
+                break;
+            }
+            let m = quiet[rng.gen_range(0..quiet.len())];
+            g.play(m);
+            line.push(m);
+            if g.status().is_over() {
+                ok = false;
+                break;
+            }
+        }
+        if ok || attempts > 100 * (n + 1) {
+            out.push(if ok { line } else { Vec::new() });
+        }
+    }
+    out
+}
