@@ -6,6 +6,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use shogilab_engine::cell::cell_type;
 use shogilab_engine::{Game, Move, Position, Variant};
 use std::sync::Arc;
 
@@ -20,8 +21,8 @@ pub struct Opening {
 #[derive(Clone)]
 pub enum Openings {
     /// `plies` random plies without captures or promotions from the start position, drawn
-    /// from the match seed.
-    Random { plies: usize },
+    /// from the match seed; with `still_royals`, no ply moves a royal piece.
+    Random { plies: usize, still_royals: bool },
     /// These openings, in order; a match of more than twice as many games cycles through them.
     Listed(OpeningList),
 }
@@ -48,27 +49,34 @@ impl OpeningList {
 
 impl Default for Openings {
     fn default() -> Self {
-        Openings::Random { plies: 4 }
+        Openings::random(4)
     }
 }
 
 impl std::fmt::Debug for Openings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Openings::Random { plies } => write!(f, "Random {{ plies: {plies} }}"),
+            Openings::Random { plies, still_royals } => {
+                write!(f, "Random {{ plies: {plies}, still_royals: {still_royals} }}")
+            }
             Openings::Listed(list) => write!(f, "Listed({} openings)", list.len()),
         }
     }
 }
 
 impl Openings {
+    /// `plies` random plies, royals free to move.
+    pub fn random(plies: usize) -> Openings {
+        Openings::Random { plies, still_royals: false }
+    }
+
     /// The openings of a match of `games` games (one per pair of games, never empty): the
     /// listed ones, or `games / 2` (rounded up) random ones drawn from `seed`.
     pub fn for_match(&self, v: &Arc<Variant>, games: usize, seed: u64) -> Vec<Opening> {
         match self {
             Openings::Listed(list) => list.0.to_vec(),
-            Openings::Random { plies } => {
-                random_openings(v, games.div_ceil(2).max(1), *plies, seed)
+            Openings::Random { plies, still_royals } => {
+                random_openings(v, games.div_ceil(2).max(1), *plies, *still_royals, seed)
                     .into_iter()
                     .map(|moves| Opening { start: Position::start(v), moves })
                     .collect()
@@ -78,8 +86,17 @@ impl Openings {
 }
 
 /// `n` openings of `plies` random legal plies from the start position, without captures (so
-/// both sides keep equal material) and not ending the game. Deterministic for a seed.
-pub fn random_openings(v: &Arc<Variant>, n: usize, plies: usize, seed: u64) -> Vec<Vec<Move>> {
+/// both sides keep equal material) and not ending the game; with `still_royals`, without moves
+/// of a royal piece (tai's Emperor, which may go to any empty square, has most of the legal
+/// moves, so random plies scatter both Emperors over the board and the first mover takes the
+/// other's at ply 5). Deterministic for a seed.
+pub fn random_openings(
+    v: &Arc<Variant>,
+    n: usize,
+    plies: usize,
+    still_royals: bool,
+    seed: u64,
+) -> Vec<Vec<Move>> {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x6f70_656e_696e_6773);
     let start = Position::start(v);
     let mut out = Vec::with_capacity(n);
@@ -98,7 +115,9 @@ pub fn random_openings(v: &Arc<Variant>, n: usize, plies: usize, seed: u64) -> V
                 .filter(|m| {
                     m.is_drop()
                         || (m.mids().chain([m.to]).all(|s| s == m.from || pos.cell(s) == 0)
-                            && !m.promotes())
+                            && !m.promotes()
+                            && !(still_royals
+                                && v.types[cell_type(pos.cell(m.from)) as usize].royal))
                 })
                 .collect();
             if quiet.is_empty() {
@@ -118,4 +137,33 @@ pub fn random_openings(v: &Arc<Variant>, n: usize, plies: usize, seed: u64) -> V
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How many plies of tai openings move a royal piece.
+    fn royal_plies(still_royals: bool) -> usize {
+        let v = Variant::builtin("tai").unwrap();
+        let openings = random_openings(&v, 10, 4, still_royals, 5);
+        assert_eq!(openings.len(), 10);
+        let mut royal = 0;
+        for line in &openings {
+            assert_eq!(line.len(), 4, "an opening that could not be completed");
+            let mut g = Game::new(Position::start(&v));
+            for &m in line {
+                royal += usize::from(v.types[cell_type(g.position().cell(m.from)) as usize].royal);
+                g.play(m);
+            }
+        }
+        royal
+    }
+
+    #[test]
+    fn still_royals_keep_tais_royals_home_where_random_plies_move_them() {
+        assert_eq!(royal_plies(true), 0);
+        // the Emperor has most of tai's legal moves: random plies move it more often than not
+        assert!(royal_plies(false) > 20, "{}", royal_plies(false));
+    }
 }

@@ -31,7 +31,7 @@ fn random_vs_greedy_in_chu_finishes_and_colours_alternate() {
     let cfg = MatchConfig {
         games: 4,
         max_plies: 300,
-        openings: Openings::Random { plies: 2 },
+        openings: Openings::random(2),
         seed: 7,
         ..Default::default()
     };

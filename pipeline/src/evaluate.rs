@@ -53,7 +53,7 @@ pub fn run_evaluation(v: &Arc<Variant>, job: &EvalJob) -> Result<MatchRecord, Pi
         games: job.games,
         max_plies: job.max_plies,
         limits: Limits::default(),
-        openings: Openings::Random { plies: job.opening_plies },
+        openings: Openings::random(job.opening_plies),
         seed: job.seed,
         sprt: None,
         task: None,

@@ -5,7 +5,7 @@
 //! under `--out` (`shogilab_eval::gauntlet_tasks`); the same command without the task options
 //! then merges the parts into the table and files of the whole gauntlet.
 
-use super::matchcmd::{make_agent, match_json, print_game, PlayArgs};
+use super::matchcmd::{make_agent, match_json, print_game, OpeningsRecord, PlayArgs};
 use super::VariantArgs;
 use anyhow::{bail, Result};
 use clap::Args;
@@ -42,18 +42,14 @@ pub struct GauntletArgs {
 }
 
 /// The settings that make two runs the same gauntlet (recorded in every part).
-fn settings(
-    a: &GauntletArgs,
-    variant: &str,
-    openings: Option<serde_json::Value>,
-) -> serde_json::Value {
+fn settings(a: &GauntletArgs, variant: &str, openings: OpeningsRecord) -> serde_json::Value {
     let mut s = serde_json::json!({
         "variant": variant, "agents": a.agents, "games_per_pair": a.games_per_pair,
         "gauntlet": a.gauntlet, "seed": a.play.seed, "max_plies": a.play.max_plies,
         "opening_plies": a.play.opening_plies, "nodes": a.play.nodes, "movetime": a.play.movetime,
     });
     super::matchcmd::add_options(&mut s, &a.variant.options);
-    super::matchcmd::add_openings(&mut s, openings);
+    openings.add_to(&mut s);
     s
 }
 

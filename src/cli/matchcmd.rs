@@ -62,8 +62,13 @@ pub struct PlayArgs {
     /// line, `startpos [moves ...]` or `sfen SFEN [moves ...]` (blank lines and `#` comments
     /// skipped). Each is played twice with the colours swapped, in file order, cycling when
     /// there are more games than twice the openings.
-    #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["opening_plies", "still_royals"])]
     pub openings: Option<String>,
+    /// Random opening plies never move a royal piece. For tai: its Emperor, which may go to any
+    /// empty square, has most of the legal moves, so random plies scatter both Emperors and
+    /// the first mover takes the other's at ply 5.
+    #[arg(long)]
+    pub still_royals: bool,
     /// Nodes / simulations per move (agents whose spec ends in @LIMITS keep their own).
     #[arg(long)]
     pub nodes: Option<u64>,
@@ -72,27 +77,49 @@ pub struct PlayArgs {
     pub movetime: Option<u64>,
 }
 
-impl PlayArgs {
-    /// The openings to play, and what the settings record of them (nothing for random
-    /// openings, whose plies the settings hold already, so that earlier runs' parts still
-    /// match).
-    pub fn openings(&self, v: &Arc<Variant>) -> Result<(Openings, Option<serde_json::Value>)> {
-        match &self.openings {
-            None => Ok((Openings::Random { plies: self.opening_plies }, None)),
-            Some(url) => {
-                let file = read_openings(v, url)?;
-                Ok((Openings::Listed(file.list), Some(file.settings)))
+/// What a run's settings record of its openings besides the random plies.
+pub enum OpeningsRecord {
+    /// Random plies, royals free to move: nothing more (as before the other two existed, so
+    /// that earlier runs' parts still match).
+    Random,
+    /// Random plies that move no royal: `"still_royals": true`.
+    StillRoyals,
+    /// A file's openings: `"openings": {"file", "sha256", "count"}` in place of the random
+    /// plies, which were not played.
+    File(serde_json::Value),
+}
+
+impl OpeningsRecord {
+    /// Add this record to a run's settings.
+    pub fn add_to(self, settings: &mut serde_json::Value) {
+        let Some(map) = settings.as_object_mut() else { return };
+        match self {
+            OpeningsRecord::Random => {}
+            OpeningsRecord::StillRoyals => {
+                map.insert("still_royals".into(), true.into());
+            }
+            OpeningsRecord::File(file) => {
+                map.remove("opening_plies");
+                map.insert("openings".into(), file);
             }
         }
     }
 }
 
-/// Record a run's openings in its settings (see [`PlayArgs::openings`]): a file's openings
-/// replace the random plies, which were not played.
-pub(super) fn add_openings(settings: &mut serde_json::Value, openings: Option<serde_json::Value>) {
-    if let (Some(o), Some(map)) = (openings, settings.as_object_mut()) {
-        map.remove("opening_plies");
-        map.insert("openings".into(), o);
+impl PlayArgs {
+    /// The openings to play, and what the settings record of them.
+    pub fn openings(&self, v: &Arc<Variant>) -> Result<(Openings, OpeningsRecord)> {
+        let (plies, still_royals) = (self.opening_plies, self.still_royals);
+        Ok(match &self.openings {
+            Some(url) => {
+                let file = read_openings(v, url)?;
+                (Openings::Listed(file.list), OpeningsRecord::File(file.settings))
+            }
+            None if still_royals => {
+                (Openings::Random { plies, still_royals }, OpeningsRecord::StillRoyals)
+            }
+            None => (Openings::random(plies), OpeningsRecord::Random),
+        })
     }
 }
 
@@ -119,18 +146,14 @@ pub(super) fn print_game(g: &GameRecord, prefix: &str) {
 }
 
 /// The settings that make two runs the same match (recorded in every task's part).
-fn match_settings(
-    a: &MatchArgs,
-    v: &str,
-    openings: Option<serde_json::Value>,
-) -> serde_json::Value {
+fn match_settings(a: &MatchArgs, v: &str, openings: OpeningsRecord) -> serde_json::Value {
     let mut s = serde_json::json!({
         "variant": v, "a": a.a, "b": a.b, "games": a.games, "seed": a.play.seed,
         "max_plies": a.play.max_plies, "opening_plies": a.play.opening_plies,
         "nodes": a.play.nodes, "movetime": a.play.movetime,
     });
     add_options(&mut s, &a.variant.options);
-    add_openings(&mut s, openings);
+    openings.add_to(&mut s);
     s
 }
 
