@@ -115,6 +115,10 @@ fn a_small_ladder_orders_its_agents_and_resumes() {
     let (ok, stdout, stderr) = run(&cfg, &out, &report, &["--games-per-pair", "2"]);
     assert!(!ok, "{stdout}");
     assert!(stderr.contains("games_per_pair") && stderr.contains("was 4, now 2"), "{stderr}");
+    // so are openings that move no royal
+    let still = config(&dir, "still.toml", &format!("{HEAD}still_royals = true\n"), THREE);
+    let (ok, stdout, stderr) = run(&still, &out, &report, &[]);
+    assert!(!ok && stderr.contains("`still_royals` was (absent), now true"), "{stdout}{stderr}");
     // a note is not a setting: editing it only changes the report
     let edited = THREE.replace("alpha-beta depth 1", "alpha-beta at depth 1");
     let cfg2 = config(&dir, "three.toml", HEAD, &edited);

@@ -26,6 +26,10 @@ pub struct LadderConfig {
     /// Random plies of each opening.
     #[serde(default = "default_opening_plies")]
     pub opening_plies: usize,
+    /// The random plies move no royal piece (`match --still-royals`; for tai, whose random
+    /// plies otherwise hand the first mover the other Emperor at ply 5).
+    #[serde(default)]
+    pub still_royals: bool,
     /// Seed of the head-to-head matches (default: `seed + 10`).
     pub h2h_seed: Option<u64>,
     /// The agents, the anchor (Elo 0) first.

@@ -162,8 +162,12 @@ fn elo_table(r: &LadderResult, cfg: &super::LadderConfig, out: &mut String) {
     let _ = writeln!(
         out,
         "Round robin, {} games per pair (colours alternate over paired random openings of {} \
-         plies), seed {}, ply cap {} (a draw).\n",
-        cfg.games_per_pair, cfg.opening_plies, cfg.seed, cfg.max_plies
+         plies{}), seed {}, ply cap {} (a draw).\n",
+        cfg.games_per_pair,
+        cfg.opening_plies,
+        if cfg.still_royals { " that move no royal" } else { "" },
+        cfg.seed,
+        cfg.max_plies
     );
     out.push_str(
         "| rank | agent | Elo | 95% CI | games | W over the board | W by forfeit | D | L over the board | L by forfeit | score |\n\

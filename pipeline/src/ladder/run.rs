@@ -328,7 +328,7 @@ fn per_pair_of(cfg: &LadderConfig) -> MatchConfig {
         games: cfg.games_per_pair,
         max_plies: cfg.max_plies,
         limits: Limits::default(),
-        openings: Openings::random(cfg.opening_plies),
+        openings: Openings::Random { plies: cfg.opening_plies, still_royals: cfg.still_royals },
         seed: cfg.seed,
         sprt: None,
         task: None,

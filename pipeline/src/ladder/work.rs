@@ -22,6 +22,10 @@ pub fn settings_table(cfg: &LadderConfig, on: &[usize], limits: &[String]) -> Ta
     t.insert("games_per_pair".into(), Value::Integer(cfg.games_per_pair as i64));
     t.insert("max_plies".into(), Value::Integer(i64::from(cfg.max_plies)));
     t.insert("opening_plies".into(), Value::Integer(cfg.opening_plies as i64));
+    if cfg.still_royals {
+        // only when set, so that the settings of runs from before the option still match
+        t.insert("still_royals".into(), Value::Boolean(true));
+    }
     t.insert("h2h_seed".into(), Value::Integer(cfg.h2h_seed() as i64));
     let mut agents = Table::new();
     for (pos, (&i, spec)) in on.iter().zip(limits).enumerate() {
