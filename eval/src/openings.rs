@@ -36,15 +36,6 @@ impl OpeningList {
     pub fn new(openings: Vec<Opening>) -> Option<OpeningList> {
         (!openings.is_empty()).then(|| OpeningList(openings.into()))
     }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Never true (a list has at least one opening); for clippy's `len_without_is_empty`.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl Default for Openings {
@@ -59,7 +50,7 @@ impl std::fmt::Debug for Openings {
             Openings::Random { plies, still_royals } => {
                 write!(f, "Random {{ plies: {plies}, still_royals: {still_royals} }}")
             }
-            Openings::Listed(list) => write!(f, "Listed({} openings)", list.len()),
+            Openings::Listed(list) => write!(f, "Listed({} openings)", list.0.len()),
         }
     }
 }
@@ -116,8 +107,7 @@ pub fn random_openings(
                     m.is_drop()
                         || (m.mids().chain([m.to]).all(|s| s == m.from || pos.cell(s) == 0)
                             && !m.promotes()
-                            && !(still_royals
-                                && v.types[cell_type(pos.cell(m.from)) as usize].royal))
+                            && !(still_royals && moves_royal(v, pos, *m)))
                 })
                 .collect();
             if quiet.is_empty() {
@@ -139,6 +129,11 @@ pub fn random_openings(
     out
 }
 
+/// Whether `m` (not a drop) moves a royal piece of `pos`.
+fn moves_royal(v: &Variant, pos: &Position, m: Move) -> bool {
+    v.types[cell_type(pos.cell(m.from)) as usize].royal
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,7 +148,7 @@ mod tests {
             assert_eq!(line.len(), 4, "an opening that could not be completed");
             let mut g = Game::new(Position::start(&v));
             for &m in line {
-                royal += usize::from(v.types[cell_type(g.position().cell(m.from)) as usize].royal);
+                royal += usize::from(moves_royal(&v, g.position(), m));
                 g.play(m);
             }
         }
