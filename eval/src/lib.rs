@@ -34,6 +34,7 @@ pub mod search;
 pub mod server;
 pub mod spec;
 pub mod sprt;
+pub mod trade_down;
 pub mod usi_client;
 pub mod values;
 pub mod winboard;

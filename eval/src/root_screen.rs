@@ -31,6 +31,7 @@ use crate::alphabeta::Material;
 use crate::search::{
     AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, DECIDED_SCORE,
 };
+use crate::trade_down::TradeDown;
 use shogilab_engine::{Color, Game, Move, MoveList, Position, Variant};
 use shogilab_selfplay::PieceValues;
 use std::sync::Arc;
@@ -47,7 +48,9 @@ pub const MAX_TOP: usize = 256;
 
 /// The screen: a material alpha-beta and its margin.
 pub struct RootScreen {
-    search: AlphaBeta<Material>,
+    /// The screen's search; its evaluation is the material, with the exchange weight of
+    /// [`RootScreen::with_trade`] (0 by default).
+    search: AlphaBeta<TradeDown>,
     /// The same search to depth 1, which finds the moves that hold the material for a screen of
     /// candidates ([`RootScreen::allowed_among`]).
     shallow: AlphaBeta<Material>,
@@ -81,7 +84,7 @@ impl RootScreen {
         let values = screen_values(variant);
         let shallow = SearchOptions { depth: 1, ..opts };
         RootScreen {
-            search: AlphaBeta::new(Material(values.clone()), opts),
+            search: AlphaBeta::new(TradeDown::new(values.clone(), 0.0), opts),
             shallow: AlphaBeta::new(Material(values), shallow),
             margin: margin.max(0),
             top: None,
@@ -93,6 +96,20 @@ impl RootScreen {
     pub fn with_top(mut self, k: usize) -> RootScreen {
         self.top = Some(k.clamp(1, MAX_TOP));
         self
+    }
+
+    /// The screen's material with the exchange weight `weight` ([`crate::trade_down`]): the
+    /// side ahead prefers even exchanges, by more than the margin where its lead is large.
+    pub fn with_trade(mut self, weight: f32) -> RootScreen {
+        let values = self.search.evaluation().values().clone();
+        let opts = *self.search.options();
+        self.search = AlphaBeta::new(TradeDown::new(values, weight), opts);
+        self
+    }
+
+    /// The exchange weight of the screen's evaluation (0: material only).
+    pub fn trade(&self) -> f32 {
+        self.search.evaluation().weight()
     }
 
     /// The policy moves among the candidates, if the screen takes candidates.

@@ -6,7 +6,7 @@
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
 //! | `imbalance[:DEPTH][:each]` | the engine of `shogilab values`' imbalance games, depth 1 by default; `each`: a node budget per root move (required from depth 2) |
-//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K]]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]); `screen=DEPTH`: only the root moves that a material alpha-beta of that depth scores within `margin` centipawns (default 50, the pawn is 100) of its best, in half the move time ([`crate::root_screen`]); `top=K`: the screen searches only the policy's K most probable moves, the captures and the moves of attacked pieces ([`crate::root_screen::candidates`]), and the others are not played |
+//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W]]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]); `screen=DEPTH`: only the root moves that a material alpha-beta of that depth scores within `margin` centipawns (default 50, the pawn is 100) of its best, in half the move time ([`crate::root_screen`]); `top=K`: the screen searches only the policy's K most probable moves, the captures and the moves of attacked pieces ([`crate::root_screen::candidates`]), and the others are not played; `trade=W`: the screen's material weighs a lead up as pieces leave the board, so that the side ahead prefers even exchanges ([`crate::trade_down`]) |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
@@ -35,6 +35,7 @@ use crate::alphabeta::AlphaBetaAgent;
 use crate::leaf_quiescence::QuiescenceCorrected;
 use crate::mcts_agent::{MctsAgent, MAX_LEAF_BATCH, MAX_SIMULATIONS};
 use crate::root_screen::{RootScreen, DEFAULT_MARGIN, MAX_SCREEN_DEPTH, MAX_TOP};
+use crate::trade_down::MAX_TRADE_WEIGHT;
 use crate::usi_client::{UsiAgent, UsiConfig};
 use crate::values::agent::ImbalanceAgent;
 use crate::values::imbalance::ImbalanceConfig;
@@ -46,7 +47,7 @@ use std::sync::Arc;
 /// Help text listing the accepted specs.
 pub const AGENT_SPEC_HELP: &str = "random | greedy | alphabeta[:DEPTH][:noq] | \
 imbalance[:DEPTH][:each] | \
-mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K]] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
+mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W]] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
 xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)";
 
 fn bad(spec: &str, reason: impl Into<String>) -> AgentError {
@@ -257,7 +258,7 @@ fn imbalance(
     Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
 }
 
-/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K]]`.
+/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W]]`.
 fn mcts(
     spec: &str,
     rest: Option<&str>,
@@ -268,7 +269,7 @@ fn mcts(
     let rest = rest.ok_or_else(|| {
         bad(
             spec,
-            "expected mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K]]",
+            "expected mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W]]",
         )
     })?;
     let (rest, tail) = mcts_tail(spec, rest)?;
@@ -294,15 +295,18 @@ fn mcts(
         if let Some(k) = tail.top {
             screen = screen.with_top(k);
         }
+        if let Some(w) = tail.trade {
+            screen = screen.with_trade(w);
+        }
         agent = agent.with_screen(screen);
-    } else if tail.margin.is_some() || tail.top.is_some() {
-        return Err(bad(spec, "margin=CP and top=K need screen=DEPTH"));
+    } else if tail.margin.is_some() || tail.top.is_some() || tail.trade.is_some() {
+        return Err(bad(spec, "margin=CP, top=K and trade=W need screen=DEPTH"));
     }
     Ok(Box::new(agent.with_leaf_batch(tail.batch.unwrap_or(1)).with_name(spec.to_string())))
 }
 
-/// The `:q=SCALE`, `:batch=K`, `:screen=DEPTH`, `:margin=CP` and `:top=K` settings at the end
-/// of an MCTS spec.
+/// The `:q=SCALE`, `:batch=K`, `:screen=DEPTH`, `:margin=CP`, `:top=K` and `:trade=W` settings at
+/// the end of an MCTS spec.
 #[derive(Default)]
 struct MctsTail {
     q_scale: Option<f64>,
@@ -310,10 +314,11 @@ struct MctsTail {
     screen: Option<u32>,
     margin: Option<i32>,
     top: Option<usize>,
+    trade: Option<f32>,
 }
 
-/// Split the trailing `q=`, `batch=`, `screen=`, `margin=` and `top=` settings (any order, each
-/// at most once) off `rest`.
+/// Split the trailing `q=`, `batch=`, `screen=`, `margin=`, `top=` and `trade=` settings (any
+/// order, each at most once) off `rest`.
 fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), AgentError> {
     let mut tail = MctsTail::default();
     while let Some((head, last)) = rest.rsplit_once(':') {
@@ -347,6 +352,15 @@ fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), A
                 return Err(bad(spec, format!("screen candidates top={k} must be 1..{MAX_TOP}")));
             }
             tail.top = Some(k);
+        } else if let Some(w) = last.strip_prefix("trade=").filter(|_| tail.trade.is_none()) {
+            let w = parse_num::<f32>(spec, "screen exchange weight", w)?;
+            if !(0.0..=MAX_TRADE_WEIGHT).contains(&w) {
+                return Err(bad(
+                    spec,
+                    format!("screen exchange weight trade={w} must be 0..{MAX_TRADE_WEIGHT}"),
+                ));
+            }
+            tail.trade = Some(w);
         } else {
             break;
         }
@@ -432,6 +446,8 @@ mod tests {
             "mcts:material:margin=120:screen=3",
             "mcts:material:batch=8:screen=2:top=24",
             "mcts:material:top=1:screen=2:margin=0",
+            "mcts:material:screen=2:trade=0.5",
+            "mcts:material:trade=0:top=8:screen=3",
         ] {
             assert!(parse_agent_spec(s, &v, 1, &none).is_ok(), "{s}");
         }
@@ -460,6 +476,8 @@ mod tests {
                 .chain(["mcts:material:margin=50", "mcts:material:screen=2:margin=-1"])
                 .chain(["mcts:material:top=8", "mcts:material:screen=2:top=0"])
                 .chain(["mcts:material:screen=2:top=257", "mcts:material:screen=2:top=x"])
+                .chain(["mcts:material:trade=1", "mcts:material:screen=2:trade=-1"])
+                .chain(["mcts:material:screen=2:trade=11", "mcts:material:screen=2:trade=NaN"])
         {
             let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
             assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");

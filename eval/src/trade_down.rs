@@ -1,0 +1,146 @@
+//! Material that makes the side ahead want exchanges: the root screen's evaluation with
+//! `mcts:EVAL:screen=DEPTH:trade=W` ([`crate::root_screen::RootScreen::with_trade`]).
+//!
+//! The score is the material difference `d` (pawns, side to move) plus
+//! `W * d * (1 - T / T0)`, where `T` is the material of both sides and `T0` that of the start
+//! position: each piece off the board raises the lead's weight, so an even exchange gains the
+//! side ahead `W * d * 2v / T0` for pieces worth `v`, and costs the side behind as much. With
+//! `W = 0` it is the plain [`Material`] score. Where captured pieces go to the hand (shogi) they
+//! stay in the material, and an exchange changes nothing.
+//!
+//! Scale: in tai (the screen's values, the Emperor 2,600 pawns, a prince 1,300, the median kind
+//! 16; both sides 18,310 at the start) the side with the only Emperor leads by about 3,600
+//! pawns, and with `W = 0.25` an even exchange of median kinds gains it about 1.6 pawns, three
+//! times the screen's default margin; in chu, where no kind is worth a tenth of the material,
+//! the same weight moves nothing but a large lead.
+//!
+//! Why: in tai the network's agent took `alphabeta:2`'s Emperor and led by 25 pieces for
+//! thousands of plies without taking the last royal. Its screen scored every quiet move alike
+//! (the lead stays the lead), so nothing pushed it to break the defender's camp; a prince whose
+//! protectors are traded off falls to the Emperor, which may take an unprotected royal anywhere.
+//! Chess engines have long scaled a material lead up as pieces come off for the same reason.
+
+use crate::alphabeta::Material;
+use crate::search::Evaluation;
+use shogilab_engine::{Move, Position};
+use shogilab_selfplay::PieceValues;
+
+/// The largest exchange weight `W` that an agent spec accepts.
+pub const MAX_TRADE_WEIGHT: f32 = 10.0;
+
+/// [`Material`] with the lead weighted up as material leaves the board.
+pub struct TradeDown {
+    material: Material,
+    /// Both sides' material at the start (pawns).
+    start_total: f32,
+    /// `W`: how much a lead gains per share of the start material that has left the board.
+    weight: f32,
+}
+
+impl TradeDown {
+    /// The evaluation with piece values `values` and exchange weight `weight` (0: material).
+    pub fn new(values: PieceValues, weight: f32) -> TradeDown {
+        let start_total = 2.0 * values.total_start_material();
+        TradeDown { material: Material(values), start_total, weight: weight.max(0.0) }
+    }
+
+    /// The piece values.
+    pub fn values(&self) -> &PieceValues {
+        &self.material.0
+    }
+
+    /// The exchange weight `W`.
+    pub fn weight(&self) -> f32 {
+        self.weight
+    }
+
+    /// The score in pawns for the side to move.
+    fn pawns(&self, pos: &Position) -> f32 {
+        let us = pos.side_to_move();
+        let values = &self.material.0;
+        let (ours, theirs) = (values.material(pos, us), values.material(pos, us.flip()));
+        let lead = ours - theirs;
+        if self.weight == 0.0 || self.start_total <= 0.0 {
+            return lead;
+        }
+        let gone = (1.0 - (ours + theirs) / self.start_total).max(0.0);
+        lead * (1.0 + self.weight * gone)
+    }
+}
+
+impl Evaluation for TradeDown {
+    type Key = f32;
+
+    fn eval(&self, pos: &Position) -> i32 {
+        (self.pawns(pos) * 100.0).round() as i32
+    }
+
+    fn key(&self, pos: &Position, m: Move) -> f32 {
+        self.material.key(pos, m)
+    }
+
+    fn risks_more_than_it_takes(&self, pos: &Position, m: Move) -> bool {
+        self.material.risks_more_than_it_takes(pos, m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::root_screen::RootScreen;
+    use shogilab_engine::{Game, Variant};
+    use std::sync::Arc;
+
+    /// Chu (no drops: what is taken leaves the game), Black a rook ahead (king, two golds and
+    /// two rooks against king, two golds and a rook); Black's rook on 7e, attacked by White's
+    /// on 7a, may take it (a gold takes back), retreat or be guarded.
+    const ROOK_AHEAD: &str = "k3grg5/12/12/12/5R6/12/12/12/12/12/12/4GKG4R b - 1";
+    /// The same with a gold of each side off the board.
+    const GOLDS_TRADED: &str = "k4rg5/12/12/12/5R6/12/12/12/12/12/12/5KG4R b - 1";
+
+    fn scores(weight: f32, side: &str) -> (i32, i32) {
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let ev = TradeDown::new(PieceValues::mobility(Arc::clone(&v)), weight);
+        let eval = |sfen: &str| {
+            let sfen = sfen.replace(" b ", &format!(" {side} "));
+            ev.eval(&Position::from_sfen(&v, &sfen).expect("a valid SFEN"))
+        };
+        (eval(ROOK_AHEAD), eval(GOLDS_TRADED))
+    }
+
+    #[test]
+    fn without_a_weight_it_is_the_material_score() {
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let pos = Position::from_sfen(&v, ROOK_AHEAD).expect("a valid SFEN");
+        let values = PieceValues::mobility(Arc::clone(&v));
+        let plain = TradeDown::new(values.clone(), 0.0).eval(&pos);
+        assert_eq!(plain, Material(values).eval(&pos));
+        assert!(plain > 0, "Black is ahead: {plain}");
+        let (before, after) = scores(0.0, "b");
+        assert_eq!(before, after, "an even exchange changes no material score");
+    }
+
+    #[test]
+    fn an_even_exchange_gains_the_side_ahead_and_costs_the_side_behind() {
+        let (before, after) = scores(1.0, "b");
+        assert!(after > before, "Black, ahead, after the golds go: {after} against {before}");
+        let (before, after) = scores(1.0, "w");
+        assert!(after < before, "White, behind, after the golds go: {after} against {before}");
+        assert!(before < 0, "White is behind: {before}");
+    }
+
+    #[test]
+    fn a_screen_with_a_weight_keeps_only_the_exchange_for_the_side_ahead() {
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let game = Game::new(Position::from_sfen(&v, ROOK_AHEAD).expect("a valid SFEN"));
+        let takes_the_rook = |m: &Move| game.position().move_to_usi(*m).starts_with("7e7a");
+        let plain = RootScreen::new(&v, 2, 50).allowed(&game, None);
+        assert!(plain.iter().any(takes_the_rook), "the exchange holds the material");
+        // and so do the moves that save the rook otherwise
+        assert!(plain.iter().filter(|m| !takes_the_rook(m)).count() >= 2, "{plain:?}");
+        let mut screen = RootScreen::new(&v, 2, 50).with_trade(1.0);
+        assert_eq!(screen.trade(), 1.0);
+        let traded = screen.allowed(&game, None);
+        assert!(!traded.is_empty() && traded.iter().all(takes_the_rook), "{traded:?}");
+    }
+}
