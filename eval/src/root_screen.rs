@@ -100,10 +100,28 @@ impl RootScreen {
 
     /// The screen's material with the exchange weight `weight` ([`crate::trade_down`]): the
     /// side ahead prefers even exchanges, by more than the margin where its lead is large.
-    pub fn with_trade(mut self, weight: f32) -> RootScreen {
+    pub fn with_trade(self, weight: f32) -> RootScreen {
+        let approach = self.approach();
+        self.with_evaluation(|values| TradeDown::new(values, weight).with_approach(approach))
+    }
+
+    /// The screen's material with each non-royal piece worth `cp` centipawns more per square
+    /// nearer the enemy's nearest royal ([`TradeDown::with_approach`]).
+    pub fn with_approach(self, cp: f32) -> RootScreen {
+        let weight = self.trade();
+        self.with_evaluation(|values| TradeDown::new(values, weight).with_approach(cp))
+    }
+
+    /// The approach weight of the screen's evaluation (0: none).
+    pub fn approach(&self) -> f32 {
+        self.search.evaluation().approach()
+    }
+
+    /// The screen's search with the evaluation that `make` builds from its piece values.
+    fn with_evaluation(mut self, make: impl FnOnce(PieceValues) -> TradeDown) -> RootScreen {
         let values = self.search.evaluation().values().clone();
         let opts = *self.search.options();
-        self.search = AlphaBeta::new(TradeDown::new(values, weight), opts);
+        self.search = AlphaBeta::new(make(values), opts);
         self
     }
 

@@ -6,7 +6,7 @@
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
 //! | `imbalance[:DEPTH][:each]` | the engine of `shogilab values`' imbalance games, depth 1 by default; `each`: a node budget per root move (required from depth 2) |
-//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W]]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]); `screen=DEPTH`: only the root moves that a material alpha-beta of that depth scores within `margin` centipawns (default 50, the pawn is 100) of its best, in half the move time ([`crate::root_screen`]); `top=K`: the screen searches only the policy's K most probable moves, the captures and the moves of attacked pieces ([`crate::root_screen::candidates`]), and the others are not played; `trade=W`: the screen's material weighs a lead up as pieces leave the board, so that the side ahead prefers even exchanges ([`crate::trade_down`]) |
+//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP]]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]); `screen=DEPTH`: only the root moves that a material alpha-beta of that depth scores within `margin` centipawns (default 50, the pawn is 100) of its best, in half the move time ([`crate::root_screen`]); `top=K`: the screen searches only the policy's K most probable moves, the captures and the moves of attacked pieces ([`crate::root_screen::candidates`]), and the others are not played; `trade=W`: the screen's material weighs a lead up as pieces leave the board, so that the side ahead prefers even exchanges ([`crate::trade_down`]); `approach=CP`: each non-royal piece worth CP centipawns more per square nearer the enemy's nearest royal |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
@@ -35,7 +35,7 @@ use crate::alphabeta::AlphaBetaAgent;
 use crate::leaf_quiescence::QuiescenceCorrected;
 use crate::mcts_agent::{MctsAgent, MAX_LEAF_BATCH, MAX_SIMULATIONS};
 use crate::root_screen::{RootScreen, DEFAULT_MARGIN, MAX_SCREEN_DEPTH, MAX_TOP};
-use crate::trade_down::MAX_TRADE_WEIGHT;
+use crate::trade_down::{MAX_APPROACH, MAX_TRADE_WEIGHT};
 use crate::usi_client::{UsiAgent, UsiConfig};
 use crate::values::agent::ImbalanceAgent;
 use crate::values::imbalance::ImbalanceConfig;
@@ -47,7 +47,7 @@ use std::sync::Arc;
 /// Help text listing the accepted specs.
 pub const AGENT_SPEC_HELP: &str = "random | greedy | alphabeta[:DEPTH][:noq] | \
 imbalance[:DEPTH][:each] | \
-mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W]] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
+mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP]] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
 xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)";
 
 fn bad(spec: &str, reason: impl Into<String>) -> AgentError {
@@ -258,7 +258,7 @@ fn imbalance(
     Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
 }
 
-/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W]]`.
+/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP]]`.
 fn mcts(
     spec: &str,
     rest: Option<&str>,
@@ -269,7 +269,7 @@ fn mcts(
     let rest = rest.ok_or_else(|| {
         bad(
             spec,
-            "expected mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W]]",
+            "expected mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP]]",
         )
     })?;
     let (rest, tail) = mcts_tail(spec, rest)?;
@@ -298,9 +298,19 @@ fn mcts(
         if let Some(w) = tail.trade {
             screen = screen.with_trade(w);
         }
+        if let Some(cp) = tail.approach {
+            screen = screen.with_approach(cp);
+        }
         agent = agent.with_screen(screen);
-    } else if tail.margin.is_some() || tail.top.is_some() || tail.trade.is_some() {
-        return Err(bad(spec, "margin=CP, top=K and trade=W need screen=DEPTH"));
+    } else if [
+        tail.margin.is_some(),
+        tail.top.is_some(),
+        tail.trade.is_some(),
+        tail.approach.is_some(),
+    ]
+    .contains(&true)
+    {
+        return Err(bad(spec, "margin=CP, top=K, trade=W and approach=CP need screen=DEPTH"));
     }
     Ok(Box::new(agent.with_leaf_batch(tail.batch.unwrap_or(1)).with_name(spec.to_string())))
 }
@@ -315,6 +325,7 @@ struct MctsTail {
     margin: Option<i32>,
     top: Option<usize>,
     trade: Option<f32>,
+    approach: Option<f32>,
 }
 
 /// Split the trailing `q=`, `batch=`, `screen=`, `margin=`, `top=` and `trade=` settings (any
@@ -361,6 +372,15 @@ fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), A
                 ));
             }
             tail.trade = Some(w);
+        } else if let Some(k) = last.strip_prefix("approach=").filter(|_| tail.approach.is_none()) {
+            let k = parse_num::<f32>(spec, "screen approach weight", k)?;
+            if !(0.0..=MAX_APPROACH).contains(&k) {
+                return Err(bad(
+                    spec,
+                    format!("screen approach weight approach={k} must be 0..{MAX_APPROACH}"),
+                ));
+            }
+            tail.approach = Some(k);
         } else {
             break;
         }
@@ -448,6 +468,7 @@ mod tests {
             "mcts:material:top=1:screen=2:margin=0",
             "mcts:material:screen=2:trade=0.5",
             "mcts:material:trade=0:top=8:screen=3",
+            "mcts:material:screen=2:approach=3:trade=0.25",
         ] {
             assert!(parse_agent_spec(s, &v, 1, &none).is_ok(), "{s}");
         }
@@ -478,6 +499,7 @@ mod tests {
                 .chain(["mcts:material:screen=2:top=257", "mcts:material:screen=2:top=x"])
                 .chain(["mcts:material:trade=1", "mcts:material:screen=2:trade=-1"])
                 .chain(["mcts:material:screen=2:trade=11", "mcts:material:screen=2:trade=NaN"])
+                .chain(["mcts:material:approach=3", "mcts:material:screen=2:approach=-1"])
         {
             let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
             assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");

@@ -19,14 +19,22 @@
 //! (the lead stays the lead), so nothing pushed it to break the defender's camp; a prince whose
 //! protectors are traded off falls to the Emperor, which may take an unprotected royal anywhere.
 //! Chess engines have long scaled a material lead up as pieces come off for the same reason.
+//!
+//! With an approach weight ([`TradeDown::with_approach`]) each non-royal piece also counts for
+//! how near it stands to the enemy's nearest royal (king distance), a side's sum less the
+//! other's: the pieces of a side that leads and trades may still sit at home, as the network's
+//! did in tai, and a prince is taken only by pieces that come near it.
 
 use crate::alphabeta::Material;
 use crate::search::Evaluation;
-use shogilab_engine::{Move, Position};
+use shogilab_engine::variant::TYPE_MASK;
+use shogilab_engine::{Color, Move, Position};
 use shogilab_selfplay::PieceValues;
 
 /// The largest exchange weight `W` that an agent spec accepts.
 pub const MAX_TRADE_WEIGHT: f32 = 10.0;
+/// The largest approach weight (centipawns per square per piece) that an agent spec accepts.
+pub const MAX_APPROACH: f32 = 100.0;
 
 /// [`Material`] with the lead weighted up as material leaves the board.
 pub struct TradeDown {
@@ -35,13 +43,60 @@ pub struct TradeDown {
     start_total: f32,
     /// `W`: how much a lead gains per share of the start material that has left the board.
     weight: f32,
+    /// Centipawns per square that a piece stands nearer the enemy's nearest royal
+    /// ([`TradeDown::with_approach`]).
+    approach: f32,
 }
 
 impl TradeDown {
     /// The evaluation with piece values `values` and exchange weight `weight` (0: material).
     pub fn new(values: PieceValues, weight: f32) -> TradeDown {
         let start_total = 2.0 * values.total_start_material();
-        TradeDown { material: Material(values), start_total, weight: weight.max(0.0) }
+        TradeDown {
+            material: Material(values),
+            start_total,
+            weight: weight.max(0.0),
+            approach: 0.0,
+        }
+    }
+
+    /// The same with each non-royal piece worth `cp` centipawns more per square that it stands
+    /// nearer the enemy's nearest royal (king distance; a side's sum less the other's): pieces
+    /// that press on the enemy royals, which the material alone never asks for.
+    pub fn with_approach(mut self, cp: f32) -> TradeDown {
+        self.approach = cp.max(0.0);
+        self
+    }
+
+    /// The approach weight (centipawns per square per piece).
+    pub fn approach(&self) -> f32 {
+        self.approach
+    }
+
+    /// Over `side`'s non-royal pieces, the board's span less each one's king distance to the
+    /// nearest royal of the other side (0 if it has none).
+    fn nearness(pos: &Position, side: Color) -> f32 {
+        let v = pos.variant();
+        let mut targets = [(0i16, 0i16); 4];
+        let mut n = 0;
+        for sq in pos.royal_squares(side.flip()).take(targets.len()) {
+            targets[n] = v.xy(sq);
+            n += 1;
+        }
+        if n == 0 {
+            return 0.0;
+        }
+        let span = i16::from(v.files.max(v.ranks)) - 1;
+        let mut sum = 0i32;
+        for &sq in pos.pieces(side) {
+            if v.types[(pos.cell(sq) & TYPE_MASK) as usize].royal {
+                continue;
+            }
+            let (x, y) = v.xy(sq);
+            let d = targets[..n].iter().map(|&(tx, ty)| (tx - x).abs().max((ty - y).abs()));
+            sum += i32::from(span - d.min().unwrap_or(span));
+        }
+        sum as f32
     }
 
     /// The piece values.
@@ -72,7 +127,12 @@ impl Evaluation for TradeDown {
     type Key = f32;
 
     fn eval(&self, pos: &Position) -> i32 {
-        (self.pawns(pos) * 100.0).round() as i32
+        let mut cp = self.pawns(pos) * 100.0;
+        if self.approach > 0.0 {
+            let us = pos.side_to_move();
+            cp += self.approach * (Self::nearness(pos, us) - Self::nearness(pos, us.flip()));
+        }
+        cp.round() as i32
     }
 
     fn key(&self, pos: &Position, m: Move) -> f32 {
@@ -142,5 +202,22 @@ mod tests {
         assert_eq!(screen.trade(), 1.0);
         let traded = screen.allowed(&game, None);
         assert!(!traded.is_empty() && traded.iter().all(takes_the_rook), "{traded:?}");
+    }
+
+    #[test]
+    fn a_piece_nearer_the_enemy_royal_is_worth_the_approach_weight_per_square() {
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let values = PieceValues::mobility(Arc::clone(&v));
+        // Black's rook from 7e (5 squares from White's king on 12a) to 10c (2 squares)
+        let near = "k3grg5/12/2R9/12/12/12/12/12/12/12/12/4GKG4R b - 1";
+        let eval = |ev: &TradeDown, sfen: &str| {
+            ev.eval(&Position::from_sfen(&v, sfen).expect("a valid SFEN"))
+        };
+        let plain = TradeDown::new(values.clone(), 0.0);
+        assert_eq!(eval(&plain, near), eval(&plain, ROOK_AHEAD));
+        let pressing = TradeDown::new(values, 0.0).with_approach(10.0);
+        assert_eq!(eval(&pressing, near) - eval(&pressing, ROOK_AHEAD), 30);
+        let white = |s: &str| s.replace(" b ", " w ");
+        assert_eq!(eval(&pressing, &white(near)) - eval(&pressing, &white(ROOK_AHEAD)), -30);
     }
 }

@@ -1,0 +1,22 @@
+#!/bin/bash
+# The shipped tai agent from a position of one of its drawn games (where it held the only
+# Emperor), against alphabeta:2, both at 1 s a move, the ply cap the rest of the game's 4,000:
+#   BIN=runs/bin-s43b/shogilab-full reports/strength/tai-network-matches/endgame.sh GAME PLY COLOUR TAG [SCREEN]
+# GAME: a match folder here; PLY: the position (a multiple of 1,000); COLOUR: the network's side
+# in that game (black or white); SCREEN: more settings of the network's screen (e.g.
+# ':trade=0.25'). Writes endgames/GAME-PLY.txt (the position, `replay --sfen-every` of the
+# game) and endgame-TAG-GAME-PLY/. Session 43: TAG trade25 for e457d59 with SCREEN=':trade=0.25'.
+set -e
+GAME=$1; PLY=$2; COLOUR=$3; TAG=$4; SCREEN=${5:-}
+M=reports/strength/tai-network-matches
+BIN=${BIN:-target/release/shogilab-full}
+FRONT=$(dirname "$BIN")/shogilab
+mkdir -p "$M/endgames"
+POS="$M/endgames/$GAME-$PLY.txt"
+"$FRONT" replay -v tai --sfen-every 1000 -f "$M/$GAME/games.txt" \
+  | awk -v p="$PLY" '$2 == p {print "sfen", $3, $4, $5, $6}' > "$POS"
+test -s "$POS" || { echo "no position at ply $PLY in $M/$GAME" >&2; exit 1; }
+NET="mcts:models/tai.ot:batch=8:screen=8:top=16$SCREEN@movetime=1000"; AB='alphabeta:2@movetime=1000'
+if [ "$COLOUR" = black ]; then A=$NET; B=$AB; else A=$AB; B=$NET; fi
+OMP_NUM_THREADS=1 $BIN match -v tai --a "$A" --b "$B" --games 1 --seed 1 --max-plies $((4000 - PLY)) \
+  --openings "$POS" --out "$M/endgame-$TAG-$GAME-$PLY"
