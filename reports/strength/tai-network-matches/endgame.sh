@@ -5,7 +5,8 @@
 # GAME: a match folder here; PLY: the position (a multiple of 1,000); COLOUR: the network's side
 # in that game (black or white); SCREEN: more settings of the network's screen (e.g.
 # ':trade=0.25'). Writes endgames/GAME-PLY.txt (the position, `replay --sfen-every` of the
-# game) and endgame-TAG-GAME-PLY/. Session 43: TAG trade25 for e457d59 with SCREEN=':trade=0.25'.
+# game) and endgame-TAG-GAME-PLY/. Session 43: TAG trade25 for e457d59 (runs/bin-s43b) with
+# SCREEN=':trade=0.25'; trade25-approach3 for 61b055c (runs/bin-s43c) with ':trade=0.25:approach=3'.
 set -e
 GAME=$1; PLY=$2; COLOUR=$3; TAG=$4; SCREEN=${5:-}
 M=reports/strength/tai-network-matches
