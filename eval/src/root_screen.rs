@@ -197,7 +197,7 @@ impl RootScreen {
         let mut out = among.to_vec();
         let Some(k) = self.top.filter(|_| !among.is_empty()) else { return out };
         let limits = NodeLimits { deadline, ..NodeLimits::default() };
-        let mut rules = RootRules { margin: self.margin, ..RootRules::default() };
+        let mut rules = RootRules { margin: self.window(), ..RootRules::default() };
         if self.shallow.search(game, limits, &mut rules).is_none() {
             return out;
         }
@@ -206,10 +206,18 @@ impl RootScreen {
         out
     }
 
+    /// How far below the best score the root window opens: one centipawn below the margin's
+    /// floor, so that a move that fails low gets a bound under it. At margin 0 a window at the
+    /// best score gave every move searched after the best a bound equal to it, which passed as a
+    /// tie: the screen let every such move through (a tai game gave its Emperor so).
+    fn window(&self) -> i32 {
+        self.margin.saturating_add(1)
+    }
+
     /// One search of the root moves of `among` (empty: all), and the moves within the margin.
     fn screen(&mut self, game: &Game, among: &[Move], deadline: Option<Instant>) -> Vec<Move> {
         let limits = NodeLimits { deadline, ..NodeLimits::default() };
-        let mut rules = RootRules { margin: self.margin, only: among, ..RootRules::default() };
+        let mut rules = RootRules { margin: self.window(), only: among, ..RootRules::default() };
         if self.search.search(game, limits, &mut rules).is_none() {
             return Vec::new();
         }
@@ -317,6 +325,17 @@ pub(crate) mod tests {
         // a white rook on 5f that the 5g pawn takes for nothing
         let g = game("lnsgkgsnl/7b1/ppppppppp/9/9/4r4/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
         let mut screen = RootScreen::new(g.position().variant(), 2, DEFAULT_MARGIN);
+        let allowed = screen.allowed(&g, None);
+        let usi: Vec<String> = allowed.iter().map(|&m| g.position().move_to_usi(m)).collect();
+        assert_eq!(usi, ["5g5f"]);
+    }
+
+    #[test]
+    fn at_margin_0_only_the_best_move_passes() {
+        // the same free rook: at margin 0 the capture alone, as at 50; every other move fails
+        // low against it, and a bound equal to the best score is no tie
+        let g = game("lnsgkgsnl/7b1/ppppppppp/9/9/4r4/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+        let mut screen = RootScreen::new(g.position().variant(), 2, 0);
         let allowed = screen.allowed(&g, None);
         let usi: Vec<String> = allowed.iter().map(|&m| g.position().move_to_usi(m)).collect();
         assert_eq!(usi, ["5g5f"]);
