@@ -364,29 +364,26 @@ fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), A
             }
             tail.top = Some(k);
         } else if let Some(w) = last.strip_prefix("trade=").filter(|_| tail.trade.is_none()) {
-            let w = parse_num::<f32>(spec, "screen exchange weight", w)?;
-            if !(0.0..=MAX_TRADE_WEIGHT).contains(&w) {
-                return Err(bad(
-                    spec,
-                    format!("screen exchange weight trade={w} must be 0..{MAX_TRADE_WEIGHT}"),
-                ));
-            }
-            tail.trade = Some(w);
+            tail.trade =
+                Some(parse_weight(spec, "screen exchange weight trade", w, MAX_TRADE_WEIGHT)?);
         } else if let Some(k) = last.strip_prefix("approach=").filter(|_| tail.approach.is_none()) {
-            let k = parse_num::<f32>(spec, "screen approach weight", k)?;
-            if !(0.0..=MAX_APPROACH).contains(&k) {
-                return Err(bad(
-                    spec,
-                    format!("screen approach weight approach={k} must be 0..{MAX_APPROACH}"),
-                ));
-            }
-            tail.approach = Some(k);
+            tail.approach =
+                Some(parse_weight(spec, "screen approach weight approach", k, MAX_APPROACH)?);
         } else {
             break;
         }
         rest = head;
     }
     Ok((rest, tail))
+}
+
+/// A weight `value` of the setting `what` (its name ends with the key), in `0..=max`.
+fn parse_weight(spec: &str, what: &str, value: &str, max: f32) -> Result<f32, AgentError> {
+    let w = parse_num::<f32>(spec, what, value)?;
+    if !(0.0..=max).contains(&w) {
+        return Err(bad(spec, format!("{what}={w} must be 0..{max}")));
+    }
+    Ok(w)
 }
 
 /// `NAME=VALUE` settings of an external engine's spec, in order.

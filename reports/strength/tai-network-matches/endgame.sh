@@ -6,7 +6,9 @@
 # in that game (black or white); SCREEN: more settings of the network's screen (e.g.
 # ':trade=0.25'). Writes endgames/GAME-PLY.txt (the position, `replay --sfen-every` of the
 # game) and endgame-TAG-GAME-PLY/. Session 43: TAG trade25 for e457d59 (runs/bin-s43b) with
-# SCREEN=':trade=0.25'; trade25-approach3 for 61b055c (runs/bin-s43c) with ':trade=0.25:approach=3'.
+# SCREEN=':trade=0.25'; trade25-approach3 for 61b055c (runs/bin-s43c) with ':trade=0.25:approach=3';
+# trade25-approach3-margin0 for 61b055c and trade25-approach3-margin0-fixed for 997e553 (runs/bin-s43d,
+# the screen's margin-0 fix) with ':trade=0.25:approach=3:margin=0'.
 set -e
 GAME=$1; PLY=$2; COLOUR=$3; TAG=$4; SCREEN=${5:-}
 M=reports/strength/tai-network-matches
