@@ -6,7 +6,9 @@
 //! search takes the captures from the capture generator ([`QuiescenceMoves::Captures`]) rather
 //! than from every legal move: the same tree in about two thirds of the time in chu
 //! (`eval/examples/screen_depth.rs` compares the two); where a kind may capture anywhere (tai's
-//! Emperor) it leaves out the losing captures ([`screen_quiescence`]).
+//! Emperor) it leaves out the losing captures ([`screen_quiescence`]). Its material may weigh a
+//! lead up as pieces leave the board and count pieces near the enemy royals
+//! ([`RootScreen::with_trade`], [`RootScreen::with_approach`]; [`crate::trade_down`]).
 //!
 //! Why: on a CPU a network's search reaches a few hundred simulations a move, and its root
 //! samples 16 candidates by the policy. Where a variant has hundreds of legal moves (tai: about
@@ -48,8 +50,8 @@ pub const MAX_TOP: usize = 256;
 
 /// The screen: a material alpha-beta and its margin.
 pub struct RootScreen {
-    /// The screen's search; its evaluation is the material, with the exchange weight of
-    /// [`RootScreen::with_trade`] (0 by default).
+    /// The screen's search; its evaluation is the material, with the exchange and approach
+    /// weights of [`RootScreen::with_trade`] and [`RootScreen::with_approach`] (0 by default).
     search: AlphaBeta<TradeDown>,
     /// The same search to depth 1, which finds the moves that hold the material for a screen of
     /// candidates ([`RootScreen::allowed_among`]).
@@ -100,34 +102,26 @@ impl RootScreen {
 
     /// The screen's material with the exchange weight `weight` ([`crate::trade_down`]): the
     /// side ahead prefers even exchanges, by more than the margin where its lead is large.
-    pub fn with_trade(self, weight: f32) -> RootScreen {
-        let approach = self.approach();
-        self.with_evaluation(|values| TradeDown::new(values, weight).with_approach(approach))
+    pub fn with_trade(mut self, weight: f32) -> RootScreen {
+        self.search.evaluation_mut().set_weight(weight);
+        self
     }
 
     /// The screen's material with each non-royal piece worth `cp` centipawns more per square
-    /// nearer the enemy's nearest royal ([`TradeDown::with_approach`]).
-    pub fn with_approach(self, cp: f32) -> RootScreen {
-        let weight = self.trade();
-        self.with_evaluation(|values| TradeDown::new(values, weight).with_approach(cp))
-    }
-
-    /// The approach weight of the screen's evaluation (0: none).
-    pub fn approach(&self) -> f32 {
-        self.search.evaluation().approach()
-    }
-
-    /// The screen's search with the evaluation that `make` builds from its piece values.
-    fn with_evaluation(mut self, make: impl FnOnce(PieceValues) -> TradeDown) -> RootScreen {
-        let values = self.search.evaluation().values().clone();
-        let opts = *self.search.options();
-        self.search = AlphaBeta::new(make(values), opts);
+    /// nearer the enemy's nearest royal ([`TradeDown::set_approach`]).
+    pub fn with_approach(mut self, cp: f32) -> RootScreen {
+        self.search.evaluation_mut().set_approach(cp);
         self
     }
 
     /// The exchange weight of the screen's evaluation (0: material only).
     pub fn trade(&self) -> f32 {
         self.search.evaluation().weight()
+    }
+
+    /// The approach weight of the screen's evaluation (0: none).
+    pub fn approach(&self) -> f32 {
+        self.search.evaluation().approach()
     }
 
     /// The policy moves among the candidates, if the screen takes candidates.

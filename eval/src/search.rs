@@ -190,6 +190,11 @@ impl<E: Evaluation> AlphaBeta<E> {
         &self.evaluation
     }
 
+    /// The evaluation, to change its settings between searches.
+    pub fn evaluation_mut(&mut self) -> &mut E {
+        &mut self.evaluation
+    }
+
     pub fn options(&self) -> &SearchOptions {
         &self.opts
     }

@@ -315,8 +315,8 @@ fn mcts(
     Ok(Box::new(agent.with_leaf_batch(tail.batch.unwrap_or(1)).with_name(spec.to_string())))
 }
 
-/// The `:q=SCALE`, `:batch=K`, `:screen=DEPTH`, `:margin=CP`, `:top=K` and `:trade=W` settings at
-/// the end of an MCTS spec.
+/// The `:q=SCALE`, `:batch=K`, `:screen=DEPTH`, `:margin=CP`, `:top=K`, `:trade=W` and
+/// `:approach=CP` settings at the end of an MCTS spec.
 #[derive(Default)]
 struct MctsTail {
     q_scale: Option<f64>,
@@ -328,8 +328,8 @@ struct MctsTail {
     approach: Option<f32>,
 }
 
-/// Split the trailing `q=`, `batch=`, `screen=`, `margin=`, `top=` and `trade=` settings (any
-/// order, each at most once) off `rest`.
+/// Split the trailing `q=`, `batch=`, `screen=`, `margin=`, `top=`, `trade=` and `approach=`
+/// settings (any order, each at most once) off `rest`.
 fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), AgentError> {
     let mut tail = MctsTail::default();
     while let Some((head, last)) = rest.rsplit_once(':') {

@@ -20,7 +20,7 @@
 //! protectors are traded off falls to the Emperor, which may take an unprotected royal anywhere.
 //! Chess engines have long scaled a material lead up as pieces come off for the same reason.
 //!
-//! With an approach weight ([`TradeDown::with_approach`]) each non-royal piece also counts for
+//! With an approach weight ([`TradeDown::set_approach`]) each non-royal piece also counts for
 //! how near it stands to the enemy's nearest royal (king distance), a side's sum less the
 //! other's: the pieces of a side that leads and trades may still sit at home, as the network's
 //! did in tai, and a prince is taken only by pieces that come near it.
@@ -44,7 +44,7 @@ pub struct TradeDown {
     /// `W`: how much a lead gains per share of the start material that has left the board.
     weight: f32,
     /// Centipawns per square that a piece stands nearer the enemy's nearest royal
-    /// ([`TradeDown::with_approach`]).
+    /// ([`TradeDown::set_approach`]).
     approach: f32,
 }
 
@@ -60,12 +60,16 @@ impl TradeDown {
         }
     }
 
-    /// The same with each non-royal piece worth `cp` centipawns more per square that it stands
-    /// nearer the enemy's nearest royal (king distance; a side's sum less the other's): pieces
-    /// that press on the enemy royals, which the material alone never asks for.
-    pub fn with_approach(mut self, cp: f32) -> TradeDown {
+    /// Set the exchange weight `W` (0: material only).
+    pub fn set_weight(&mut self, weight: f32) {
+        self.weight = weight.max(0.0);
+    }
+
+    /// Make each non-royal piece worth `cp` centipawns more per square that it stands nearer
+    /// the enemy's nearest royal (king distance; a side's sum less the other's): pieces that
+    /// press on the enemy royals, which the material alone never asks for.
+    pub fn set_approach(&mut self, cp: f32) {
         self.approach = cp.max(0.0);
-        self
     }
 
     /// The approach weight (centipawns per square per piece).
@@ -97,11 +101,6 @@ impl TradeDown {
             sum += i32::from(span - d.min().unwrap_or(span));
         }
         sum as f32
-    }
-
-    /// The piece values.
-    pub fn values(&self) -> &PieceValues {
-        &self.material.0
     }
 
     /// The exchange weight `W`.
@@ -215,7 +214,8 @@ mod tests {
         };
         let plain = TradeDown::new(values.clone(), 0.0);
         assert_eq!(eval(&plain, near), eval(&plain, ROOK_AHEAD));
-        let pressing = TradeDown::new(values, 0.0).with_approach(10.0);
+        let mut pressing = TradeDown::new(values, 0.0);
+        pressing.set_approach(10.0);
         assert_eq!(eval(&pressing, near) - eval(&pressing, ROOK_AHEAD), 30);
         let white = |s: &str| s.replace(" b ", " w ");
         assert_eq!(eval(&pressing, &white(near)) - eval(&pressing, &white(ROOK_AHEAD)), -30);
