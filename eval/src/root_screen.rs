@@ -10,6 +10,15 @@
 //! lead up as pieces leave the board and count pieces near the enemy royals
 //! ([`RootScreen::with_trade`], [`RootScreen::with_approach`]; [`crate::trade_down`]).
 //!
+//! A decisive lead (`mcts:EVAL:screen=DEPTH:decisive=CP`, [`RootScreen::with_decisive`]): where
+//! the side to move leads the screen's material by CP centipawns or more, the margin is 0, so
+//! the screen's own best moves pass and the network only breaks their ties; elsewhere the
+//! network chooses among every move within the margin. Measured in tai, where the side with the
+//! only Emperor leads by thousands of pawns: the network's choice drew such positions for
+//! thousands of plies, the screen's own move (with the exchange and approach terms) took the last
+//! royal; from a position where the network was behind the screen's own move lost, and the
+//! network's choice had held.
+//!
 //! Why: on a CPU a network's search reaches a few hundred simulations a move, and its root
 //! samples 16 candidates by the policy. Where a variant has hundreds of legal moves (tai: about
 //! 250) the replies to most candidates are never searched, and a policy that misses a threat
@@ -31,7 +40,7 @@
 
 use crate::alphabeta::Material;
 use crate::search::{
-    AlphaBeta, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, DECIDED_SCORE,
+    AlphaBeta, Evaluation, NodeLimits, QuiescenceMoves, RootRules, SearchOptions, DECIDED_SCORE,
 };
 use crate::trade_down::TradeDown;
 use shogilab_engine::{Color, Game, Move, MoveList, Position, Variant};
@@ -57,6 +66,9 @@ pub struct RootScreen {
     /// candidates ([`RootScreen::allowed_among`]).
     shallow: AlphaBeta<Material>,
     margin: i32,
+    /// The material lead (centipawns, side to move) from which the margin is 0
+    /// ([`RootScreen::with_decisive`]); `None`: never.
+    decisive: Option<i32>,
     /// Screen only the [`candidates`] with this many policy moves; `None`: every legal move.
     top: Option<usize>,
 }
@@ -89,6 +101,7 @@ impl RootScreen {
             search: AlphaBeta::new(TradeDown::new(values.clone(), 0.0), opts),
             shallow: AlphaBeta::new(Material(values), shallow),
             margin: margin.max(0),
+            decisive: None,
             top: None,
         }
     }
@@ -112,6 +125,27 @@ impl RootScreen {
     pub fn with_approach(mut self, cp: f32) -> RootScreen {
         self.search.evaluation_mut().set_approach(cp);
         self
+    }
+
+    /// Keep only the screen's best moves (margin 0) where the side to move leads the screen's
+    /// material (without the exchange and approach terms) by `cp` centipawns or more.
+    pub fn with_decisive(mut self, cp: i32) -> RootScreen {
+        self.decisive = Some(cp.max(0));
+        self
+    }
+
+    /// The lead from which the margin is 0, if any.
+    pub fn decisive(&self) -> Option<i32> {
+        self.decisive
+    }
+
+    /// The margin in `pos`: 0 where the side to move's lead is decisive, else the screen's.
+    pub fn margin_at(&self, pos: &Position) -> i32 {
+        let lead = || self.shallow.evaluation().eval(pos);
+        match self.decisive {
+            Some(cp) if lead() >= cp => 0,
+            _ => self.margin,
+        }
     }
 
     /// The exchange weight of the screen's evaluation (0: material only).
@@ -159,14 +193,15 @@ impl RootScreen {
         among: &[Move],
         deadline: Option<Instant>,
     ) -> Vec<Move> {
-        let among = self.holding_moves(game, among, deadline);
+        let margin = self.margin_at(game.position());
+        let among = self.holding_moves(game, among, deadline, margin);
         let among = among.as_slice();
-        let allowed = self.screen(game, among, deadline);
+        let allowed = self.screen(game, among, deadline, margin);
         let lost = |scores: &[(Move, i64)]| scores.iter().all(|s| s.1 < -DECIDED_SCORE);
         if among.is_empty() || allowed.is_empty() || !lost(self.search.root_scores()) {
             return allowed;
         }
-        let everything = self.screen(game, &[], deadline);
+        let everything = self.screen(game, &[], deadline, margin);
         if everything.is_empty() {
             allowed
         } else {
@@ -175,7 +210,7 @@ impl RootScreen {
     }
 
     /// `among` (if not empty) and up to [`RootScreen::top`] more legal moves that score within
-    /// the margin of the best at depth 1, in the depth-1 search's order (captures first, then
+    /// `margin` of the best at depth 1, in the depth-1 search's order (captures first, then
     /// generation order). The candidates are what the policy likes and what is attacked; where a
     /// threat lies two or three plies ahead and every candidate walks into it, the quiet move
     /// that avoids it is no candidate. Found in a tai game at ply 149: the policy's moves were
@@ -187,36 +222,43 @@ impl RootScreen {
         game: &Game,
         among: &[Move],
         deadline: Option<Instant>,
+        margin: i32,
     ) -> Vec<Move> {
         let mut out = among.to_vec();
         let Some(k) = self.top.filter(|_| !among.is_empty()) else { return out };
         let limits = NodeLimits { deadline, ..NodeLimits::default() };
-        let mut rules = RootRules { margin: self.window(), ..RootRules::default() };
+        let mut rules = RootRules { margin: window(margin), ..RootRules::default() };
         if self.shallow.search(game, limits, &mut rules).is_none() {
             return out;
         }
-        let holding = within_margin(self.shallow.root_scores(), self.margin);
+        let holding = within_margin(self.shallow.root_scores(), margin);
         out.extend(holding.into_iter().filter(|m| !among.contains(m)).take(k));
         out
     }
 
-    /// How far below the best score the root window opens: one centipawn below the margin's
-    /// floor, so that a move that fails low gets a bound under it. At margin 0 a window at the
-    /// best score gave every move searched after the best a bound equal to it, which passed as a
-    /// tie: the screen let every such move through (a tai game gave its Emperor so).
-    fn window(&self) -> i32 {
-        self.margin.saturating_add(1)
-    }
-
-    /// One search of the root moves of `among` (empty: all), and the moves within the margin.
-    fn screen(&mut self, game: &Game, among: &[Move], deadline: Option<Instant>) -> Vec<Move> {
+    /// One search of the root moves of `among` (empty: all), and the moves within `margin`.
+    fn screen(
+        &mut self,
+        game: &Game,
+        among: &[Move],
+        deadline: Option<Instant>,
+        margin: i32,
+    ) -> Vec<Move> {
         let limits = NodeLimits { deadline, ..NodeLimits::default() };
-        let mut rules = RootRules { margin: self.window(), only: among, ..RootRules::default() };
+        let mut rules = RootRules { margin: window(margin), only: among, ..RootRules::default() };
         if self.search.search(game, limits, &mut rules).is_none() {
             return Vec::new();
         }
-        within_margin(self.search.root_scores(), self.margin)
+        within_margin(self.search.root_scores(), margin)
     }
+}
+
+/// How far below the best score the root window opens for `margin`: one centipawn below the
+/// margin's floor, so that a move that fails low gets a bound under it. At margin 0 a window at
+/// the best score gave every move searched after the best a bound equal to it, which passed as a
+/// tie: the screen let every such move through (a tai game gave its Emperor so).
+fn window(margin: i32) -> i32 {
+    margin.saturating_add(1)
 }
 
 /// The screen's piece values: the mobility values, with every royal above the other kinds

@@ -6,7 +6,7 @@
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
 //! | `imbalance[:DEPTH][:each]` | the engine of `shogilab values`' imbalance games, depth 1 by default; `each`: a node budget per root move (required from depth 2) |
-//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP]]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]); `screen=DEPTH`: only the root moves that a material alpha-beta of that depth scores within `margin` centipawns (default 50, the pawn is 100) of its best, in half the move time ([`crate::root_screen`]); `top=K`: the screen searches only the policy's K most probable moves, the captures and the moves of attacked pieces ([`crate::root_screen::candidates`]), and the others are not played; `trade=W`: the screen's material weighs a lead up as pieces leave the board, so that the side ahead prefers even exchanges ([`crate::trade_down`]); `approach=CP`: each non-royal piece worth CP centipawns more per square nearer the enemy's nearest royal |
+//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP][:decisive=CP]]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]); `screen=DEPTH`: only the root moves that a material alpha-beta of that depth scores within `margin` centipawns (default 50, the pawn is 100) of its best, in half the move time ([`crate::root_screen`]); `top=K`: the screen searches only the policy's K most probable moves, the captures and the moves of attacked pieces ([`crate::root_screen::candidates`]), and the others are not played; `trade=W`: the screen's material weighs a lead up as pieces leave the board, so that the side ahead prefers even exchanges ([`crate::trade_down`]); `approach=CP`: each non-royal piece worth CP centipawns more per square nearer the enemy's nearest royal; `decisive=CP`: where the side to move leads the screen's material by CP centipawns or more, the margin is 0 (the screen's own best moves, the network breaking ties) |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
@@ -44,11 +44,21 @@ use shogilab_engine::{Game, Variant};
 use shogilab_selfplay::{Evaluator, Material, PieceValues, Uniform};
 use std::sync::Arc;
 
+/// The MCTS agent's spec syntax, for the help text and its errors.
+macro_rules! mcts_syntax {
+    () => {
+        "mcts:EVAL[:SIMS][:q=SCALE][:batch=K]\
+         [:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP][:decisive=CP]]"
+    };
+}
+
 /// Help text listing the accepted specs.
-pub const AGENT_SPEC_HELP: &str = "random | greedy | alphabeta[:DEPTH][:noq] | \
-imbalance[:DEPTH][:each] | \
-mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP]] (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | \
-xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)";
+pub const AGENT_SPEC_HELP: &str = concat!(
+    "random | greedy | alphabeta[:DEPTH][:noq] | imbalance[:DEPTH][:each] | ",
+    mcts_syntax!(),
+    " (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | ",
+    "xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)"
+);
 
 fn bad(spec: &str, reason: impl Into<String>) -> AgentError {
     AgentError::Spec { spec: spec.to_string(), reason: reason.into() }
@@ -258,7 +268,7 @@ fn imbalance(
     Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
 }
 
-/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP]]`.
+/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP][:decisive=CP]]`.
 fn mcts(
     spec: &str,
     rest: Option<&str>,
@@ -266,12 +276,7 @@ fn mcts(
     seed: u64,
     extra: ExtraEvaluators<'_>,
 ) -> Result<Box<dyn Agent>, AgentError> {
-    let rest = rest.ok_or_else(|| {
-        bad(
-            spec,
-            "expected mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP]]",
-        )
-    })?;
+    let rest = rest.ok_or_else(|| bad(spec, concat!("expected ", mcts_syntax!())))?;
     let (rest, tail) = mcts_tail(spec, rest)?;
     let (ev, sims) = match rest.rsplit_once(':') {
         Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() => {
@@ -290,33 +295,49 @@ fn mcts(
         Some(n) => MctsAgent::new(evaluator, n, seed),
         None => MctsAgent::timed(evaluator, seed),
     };
-    if let Some(depth) = tail.screen {
-        let mut screen = RootScreen::new(variant, depth, tail.margin.unwrap_or(DEFAULT_MARGIN));
-        if let Some(k) = tail.top {
-            screen = screen.with_top(k);
-        }
-        if let Some(w) = tail.trade {
-            screen = screen.with_trade(w);
-        }
-        if let Some(cp) = tail.approach {
-            screen = screen.with_approach(cp);
-        }
+    if let Some(screen) = root_screen(spec, variant, &tail)? {
         agent = agent.with_screen(screen);
-    } else if [
-        tail.margin.is_some(),
-        tail.top.is_some(),
-        tail.trade.is_some(),
-        tail.approach.is_some(),
-    ]
-    .contains(&true)
-    {
-        return Err(bad(spec, "margin=CP, top=K, trade=W and approach=CP need screen=DEPTH"));
     }
     Ok(Box::new(agent.with_leaf_batch(tail.batch.unwrap_or(1)).with_name(spec.to_string())))
 }
 
-/// The `:q=SCALE`, `:batch=K`, `:screen=DEPTH`, `:margin=CP`, `:top=K`, `:trade=W` and
-/// `:approach=CP` settings at the end of an MCTS spec.
+/// The root screen of an MCTS spec's `tail`, if it has `screen=DEPTH`; the screen's other
+/// settings without it are refused.
+fn root_screen(
+    spec: &str,
+    variant: &Arc<Variant>,
+    tail: &MctsTail,
+) -> Result<Option<RootScreen>, AgentError> {
+    let Some(depth) = tail.screen else {
+        let screen_settings = tail.margin.is_some()
+            || tail.top.is_some()
+            || tail.trade.is_some()
+            || tail.approach.is_some()
+            || tail.decisive.is_some();
+        if screen_settings {
+            let need = "margin=CP, top=K, trade=W, approach=CP and decisive=CP need screen=DEPTH";
+            return Err(bad(spec, need));
+        }
+        return Ok(None);
+    };
+    let mut screen = RootScreen::new(variant, depth, tail.margin.unwrap_or(DEFAULT_MARGIN));
+    if let Some(k) = tail.top {
+        screen = screen.with_top(k);
+    }
+    if let Some(w) = tail.trade {
+        screen = screen.with_trade(w);
+    }
+    if let Some(cp) = tail.approach {
+        screen = screen.with_approach(cp);
+    }
+    if let Some(cp) = tail.decisive {
+        screen = screen.with_decisive(cp);
+    }
+    Ok(Some(screen))
+}
+
+/// The `:q=SCALE`, `:batch=K`, `:screen=DEPTH`, `:margin=CP`, `:top=K`, `:trade=W`,
+/// `:approach=CP` and `:decisive=CP` settings at the end of an MCTS spec.
 #[derive(Default)]
 struct MctsTail {
     q_scale: Option<f64>,
@@ -326,10 +347,11 @@ struct MctsTail {
     top: Option<usize>,
     trade: Option<f32>,
     approach: Option<f32>,
+    decisive: Option<i32>,
 }
 
-/// Split the trailing `q=`, `batch=`, `screen=`, `margin=`, `top=`, `trade=` and `approach=`
-/// settings (any order, each at most once) off `rest`.
+/// Split the trailing `q=`, `batch=`, `screen=`, `margin=`, `top=`, `trade=`, `approach=` and
+/// `decisive=` settings (any order, each at most once) off `rest`.
 fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), AgentError> {
     let mut tail = MctsTail::default();
     while let Some((head, last)) = rest.rsplit_once(':') {
@@ -352,11 +374,9 @@ fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), A
             }
             tail.screen = Some(d);
         } else if let Some(c) = last.strip_prefix("margin=").filter(|_| tail.margin.is_none()) {
-            let c = parse_num::<i32>(spec, "screen margin", c)?;
-            if c < 0 {
-                return Err(bad(spec, format!("screen margin {c} must be 0 or more centipawns")));
-            }
-            tail.margin = Some(c);
+            tail.margin = Some(parse_centipawns(spec, "screen margin", c)?);
+        } else if let Some(c) = last.strip_prefix("decisive=").filter(|_| tail.decisive.is_none()) {
+            tail.decisive = Some(parse_centipawns(spec, "screen decisive lead", c)?);
         } else if let Some(k) = last.strip_prefix("top=").filter(|_| tail.top.is_none()) {
             let k = parse_num::<usize>(spec, "screen candidates", k)?;
             if !(1..=MAX_TOP).contains(&k) {
@@ -375,6 +395,15 @@ fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), A
         rest = head;
     }
     Ok((rest, tail))
+}
+
+/// A number of centipawns `value`, 0 or more, of the setting `what`.
+fn parse_centipawns(spec: &str, what: &str, value: &str) -> Result<i32, AgentError> {
+    let c = parse_num::<i32>(spec, what, value)?;
+    if c < 0 {
+        return Err(bad(spec, format!("{what} {c} must be 0 or more centipawns")));
+    }
+    Ok(c)
 }
 
 /// A weight `value` of the setting `what` (its name ends with the key), in `0..=max`.
@@ -466,6 +495,8 @@ mod tests {
             "mcts:material:screen=2:trade=0.5",
             "mcts:material:trade=0:top=8:screen=3",
             "mcts:material:screen=2:approach=3:trade=0.25",
+            "mcts:material:screen=2:decisive=0",
+            "mcts:material:decisive=2000:screen=8:top=16:trade=0.25:approach=3",
         ] {
             assert!(parse_agent_spec(s, &v, 1, &none).is_ok(), "{s}");
         }
@@ -497,6 +528,9 @@ mod tests {
                 .chain(["mcts:material:trade=1", "mcts:material:screen=2:trade=-1"])
                 .chain(["mcts:material:screen=2:trade=11", "mcts:material:screen=2:trade=NaN"])
                 .chain(["mcts:material:approach=3", "mcts:material:screen=2:approach=-1"])
+                .chain(["mcts:material:decisive=100", "mcts:material:screen=2:decisive=-1"])
+                .chain(["mcts:material:screen=2:decisive=x"])
+                .chain(["mcts:material:screen=2:decisive=1:decisive=2"])
         {
             let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
             assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");

@@ -157,6 +157,10 @@ mod tests {
     /// The same with a gold of each side off the board.
     const GOLDS_TRADED: &str = "k4rg5/12/12/12/5R6/12/12/12/12/12/12/5KG4R b - 1";
 
+    /// An exchange weight at which taking the rook in [`ROOK_AHEAD`] gains Black less than the
+    /// screen's default margin, and more than nothing (0.1 to 0.3 do; 0.5 gains more than 50).
+    const WEIGHT_BELOW_MARGIN: f32 = 0.2;
+
     fn scores(weight: f32, side: &str) -> (i32, i32) {
         let v = Variant::builtin("chu").expect("chu is built in");
         let ev = TradeDown::new(PieceValues::mobility(Arc::clone(&v)), weight);
@@ -201,6 +205,32 @@ mod tests {
         assert_eq!(screen.trade(), 1.0);
         let traded = screen.allowed(&game, None);
         assert!(!traded.is_empty() && traded.iter().all(takes_the_rook), "{traded:?}");
+    }
+
+    #[test]
+    fn a_decisive_lead_keeps_only_the_screens_best_moves() {
+        // a weight small enough that the exchange gains less than the margin: at margin 50 the
+        // retreats and guards pass beside it; where Black's lead (a rook) counts as decisive,
+        // only the exchange does
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let game = Game::new(Position::from_sfen(&v, ROOK_AHEAD).expect("a valid SFEN"));
+        let takes_the_rook = |m: &Move| game.position().move_to_usi(*m).starts_with("7e7a");
+        let screen = |decisive: i32| {
+            RootScreen::new(&v, 2, 50).with_trade(WEIGHT_BELOW_MARGIN).with_decisive(decisive)
+        };
+        let lead = Material(PieceValues::mobility(Arc::clone(&v))).eval(game.position());
+        let mut not_decisive = screen(lead + 1);
+        assert_eq!(not_decisive.margin_at(game.position()), 50);
+        let wide = not_decisive.allowed(&game, None);
+        assert!(wide.iter().any(takes_the_rook), "{wide:?}");
+        assert!(wide.iter().filter(|m| !takes_the_rook(m)).count() >= 2, "{wide:?}");
+        let mut decisive = screen(lead);
+        assert_eq!((decisive.decisive(), decisive.margin_at(game.position())), (Some(lead), 0));
+        let best = decisive.allowed(&game, None);
+        assert!(!best.is_empty() && best.iter().all(takes_the_rook), "{best:?}");
+        // White, behind by the same rook, keeps the margin
+        let white = Position::from_sfen(&v, &ROOK_AHEAD.replace(" b ", " w ")).expect("valid");
+        assert_eq!(screen(0).margin_at(&white), 50);
     }
 
     #[test]
