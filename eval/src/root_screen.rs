@@ -11,13 +11,14 @@
 //! ([`RootScreen::with_trade`], [`RootScreen::with_approach`]; [`crate::trade_down`]).
 //!
 //! A decisive lead (`mcts:EVAL:screen=DEPTH:decisive=CP`, [`RootScreen::with_decisive`]): where
-//! the side to move leads the screen's material by CP centipawns or more, the margin is 0, so
-//! the screen's own best moves pass and the network only breaks their ties; elsewhere the
-//! network chooses among every move within the margin. Measured in tai, where the side with the
-//! only Emperor leads by thousands of pawns: the network's choice drew such positions for
-//! thousands of plies, the screen's own move (with the exchange and approach terms) took the last
-//! royal; from a position where the network was behind the screen's own move lost, and the
-//! network's choice had held.
+//! the side to move leads the screen's material by CP centipawns or more, the margin is 0 and the
+//! exchange and approach terms count, so the screen's own best moves pass and the network only
+//! breaks their ties; elsewhere the screen is the plain material at its margin, and the network
+//! chooses among every move within it. Measured in tai, where the side with the only Emperor
+//! leads by thousands of pawns: the network's choice drew such positions for thousands of plies,
+//! the screen's own move with both terms took the last royal; from positions where the network
+//! was behind, the screen's own move, and the terms at the margin, lost where the network's choice
+//! of the plain screen had held.
 //!
 //! Why: on a CPU a network's search reaches a few hundred simulations a move, and its root
 //! samples 16 candidates by the policy. Where a variant has hundreds of legal moves (tai: about
@@ -60,8 +61,13 @@ pub const MAX_TOP: usize = 256;
 /// The screen: a material alpha-beta and its margin.
 pub struct RootScreen {
     /// The screen's search; its evaluation is the material, with the exchange and approach
-    /// weights of [`RootScreen::with_trade`] and [`RootScreen::with_approach`] (0 by default).
+    /// weights of [`RootScreen::with_trade`] and [`RootScreen::with_approach`] where they count
+    /// ([`RootScreen::settle`]).
     search: AlphaBeta<TradeDown>,
+    /// The exchange weight ([`RootScreen::with_trade`]; 0: none).
+    trade: f32,
+    /// The approach weight ([`RootScreen::with_approach`]; 0: none).
+    approach: f32,
     /// The same search to depth 1, which finds the moves that hold the material for a screen of
     /// candidates ([`RootScreen::allowed_among`]).
     shallow: AlphaBeta<Material>,
@@ -102,6 +108,8 @@ impl RootScreen {
             shallow: AlphaBeta::new(Material(values), shallow),
             margin: margin.max(0),
             decisive: None,
+            trade: 0.0,
+            approach: 0.0,
             top: None,
         }
     }
@@ -116,19 +124,21 @@ impl RootScreen {
     /// The screen's material with the exchange weight `weight` ([`crate::trade_down`]): the
     /// side ahead prefers even exchanges, by more than the margin where its lead is large.
     pub fn with_trade(mut self, weight: f32) -> RootScreen {
-        self.search.evaluation_mut().set_weight(weight);
+        self.trade = weight.max(0.0);
         self
     }
 
     /// The screen's material with each non-royal piece worth `cp` centipawns more per square
     /// nearer the enemy's nearest royal ([`TradeDown::set_approach`]).
     pub fn with_approach(mut self, cp: f32) -> RootScreen {
-        self.search.evaluation_mut().set_approach(cp);
+        self.approach = cp.max(0.0);
         self
     }
 
-    /// Keep only the screen's best moves (margin 0) where the side to move leads the screen's
-    /// material (without the exchange and approach terms) by `cp` centipawns or more.
+    /// Keep only the screen's best moves (margin 0), scored with the exchange and approach
+    /// terms, where the side to move leads the screen's material (without those terms) by `cp`
+    /// centipawns or more; elsewhere the margin, with the material alone. Without it the terms
+    /// count everywhere.
     pub fn with_decisive(mut self, cp: i32) -> RootScreen {
         self.decisive = Some(cp.max(0));
         self
@@ -139,23 +149,39 @@ impl RootScreen {
         self.decisive
     }
 
+    /// Whether the side to move's lead in `pos` is decisive ([`RootScreen::with_decisive`]).
+    pub fn is_decisive(&self, pos: &Position) -> bool {
+        self.decisive.is_some_and(|cp| self.shallow.evaluation().eval(pos) >= cp)
+    }
+
     /// The margin in `pos`: 0 where the side to move's lead is decisive, else the screen's.
     pub fn margin_at(&self, pos: &Position) -> i32 {
-        let lead = || self.shallow.evaluation().eval(pos);
-        match self.decisive {
-            Some(cp) if lead() >= cp => 0,
-            _ => self.margin,
+        if self.is_decisive(pos) {
+            0
+        } else {
+            self.margin
         }
     }
 
-    /// The exchange weight of the screen's evaluation (0: material only).
-    pub fn trade(&self) -> f32 {
-        self.search.evaluation().weight()
+    /// The margin in `pos`, with the screen's evaluation set for it: the exchange and approach
+    /// terms where the lead is decisive or no decisive lead is set, the material alone elsewhere.
+    fn settle(&mut self, pos: &Position) -> i32 {
+        let terms = self.decisive.is_none() || self.is_decisive(pos);
+        let (trade, approach) = if terms { (self.trade, self.approach) } else { (0.0, 0.0) };
+        let evaluation = self.search.evaluation_mut();
+        evaluation.set_weight(trade);
+        evaluation.set_approach(approach);
+        self.margin_at(pos)
     }
 
-    /// The approach weight of the screen's evaluation (0: none).
+    /// The exchange weight (0: material only).
+    pub fn trade(&self) -> f32 {
+        self.trade
+    }
+
+    /// The approach weight (0: none).
     pub fn approach(&self) -> f32 {
-        self.search.evaluation().approach()
+        self.approach
     }
 
     /// The policy moves among the candidates, if the screen takes candidates.
@@ -193,7 +219,7 @@ impl RootScreen {
         among: &[Move],
         deadline: Option<Instant>,
     ) -> Vec<Move> {
-        let margin = self.margin_at(game.position());
+        let margin = self.settle(game.position());
         let among = self.holding_moves(game, among, deadline, margin);
         let among = among.as_slice();
         let allowed = self.screen(game, among, deadline, margin);

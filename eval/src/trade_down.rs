@@ -72,11 +72,6 @@ impl TradeDown {
         self.approach = cp.max(0.0);
     }
 
-    /// The approach weight (centipawns per square per piece).
-    pub fn approach(&self) -> f32 {
-        self.approach
-    }
-
     /// Over `side`'s non-royal pieces, the board's span less each one's king distance to the
     /// nearest royal of the other side (0 if it has none).
     fn nearness(pos: &Position, side: Color) -> f32 {
@@ -101,11 +96,6 @@ impl TradeDown {
             sum += i32::from(span - d.min().unwrap_or(span));
         }
         sum as f32
-    }
-
-    /// The exchange weight `W`.
-    pub fn weight(&self) -> f32 {
-        self.weight
     }
 
     /// The score in pawns for the side to move.
@@ -209,28 +199,30 @@ mod tests {
 
     #[test]
     fn a_decisive_lead_keeps_only_the_screens_best_moves() {
-        // a weight small enough that the exchange gains less than the margin: at margin 50 the
-        // retreats and guards pass beside it; where Black's lead (a rook) counts as decisive,
-        // only the exchange does
         let v = Variant::builtin("chu").expect("chu is built in");
         let game = Game::new(Position::from_sfen(&v, ROOK_AHEAD).expect("a valid SFEN"));
         let takes_the_rook = |m: &Move| game.position().move_to_usi(*m).starts_with("7e7a");
-        let screen = |decisive: i32| {
-            RootScreen::new(&v, 2, 50).with_trade(WEIGHT_BELOW_MARGIN).with_decisive(decisive)
+        let screen = |weight: f32, decisive: i32| {
+            RootScreen::new(&v, 2, 50).with_trade(weight).with_decisive(decisive)
         };
         let lead = Material(PieceValues::mobility(Arc::clone(&v))).eval(game.position());
-        let mut not_decisive = screen(lead + 1);
+        // where Black's lead (a rook) is not decisive, the margin and the material alone: the
+        // retreats and guards pass beside the exchange, even at a weight that alone passes the
+        // exchange only (a_screen_with_a_weight_keeps_only_the_exchange_for_the_side_ahead)
+        let mut not_decisive = screen(1.0, lead + 1);
         assert_eq!(not_decisive.margin_at(game.position()), 50);
         let wide = not_decisive.allowed(&game, None);
         assert!(wide.iter().any(takes_the_rook), "{wide:?}");
         assert!(wide.iter().filter(|m| !takes_the_rook(m)).count() >= 2, "{wide:?}");
-        let mut decisive = screen(lead);
+        // where it is, at a weight whose gain lies within the margin, margin 0: the exchange only
+        let mut decisive = screen(WEIGHT_BELOW_MARGIN, lead);
+        assert!(decisive.is_decisive(game.position()));
         assert_eq!((decisive.decisive(), decisive.margin_at(game.position())), (Some(lead), 0));
         let best = decisive.allowed(&game, None);
         assert!(!best.is_empty() && best.iter().all(takes_the_rook), "{best:?}");
         // White, behind by the same rook, keeps the margin
         let white = Position::from_sfen(&v, &ROOK_AHEAD.replace(" b ", " w ")).expect("valid");
-        assert_eq!(screen(0).margin_at(&white), 50);
+        assert_eq!(screen(0.0, 0).margin_at(&white), 50);
     }
 
     #[test]

@@ -8,7 +8,9 @@
 # game) and endgame-TAG-GAME-PLY/. Session 43: TAG trade25 for e457d59 (runs/bin-s43b) with
 # SCREEN=':trade=0.25'; trade25-approach3 for 61b055c (runs/bin-s43c) with ':trade=0.25:approach=3';
 # trade25-approach3-margin0 for 61b055c and trade25-approach3-margin0-fixed for 997e553 (runs/bin-s43d,
-# the screen's margin-0 fix) with ':trade=0.25:approach=3:margin=0'.
+# the screen's margin-0 fix) with ':trade=0.25:approach=3:margin=0'. Session 44: TAG decisive for
+# 744cec5 (runs/bin-s44a) with ':trade=0.25:approach=3:decisive=200000' (margin 0 only where the
+# side to move leads by 2,000 pawns or more: the only Emperor).
 set -e
 GAME=$1; PLY=$2; COLOUR=$3; TAG=$4; SCREEN=${5:-}
 M=reports/strength/tai-network-matches
