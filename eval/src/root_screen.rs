@@ -16,9 +16,9 @@
 //! breaks their ties; elsewhere the screen is the plain material at its margin, and the network
 //! chooses among every move within it. Measured in tai, where the side with the only Emperor
 //! leads by thousands of pawns: the network's choice drew such positions for thousands of plies,
-//! the screen's own move with both terms took the last royal; from positions where the network
-//! was behind, the screen's own move, and the terms at the margin, lost where the network's choice
-//! of the plain screen had held.
+//! the screen's own move with both terms took the last royal; from a position where the network
+//! was behind, the screen's own move lost where the network's choice had held. Outside a decisive
+//! lead the agent is the one whose whole games were measured.
 //!
 //! Why: on a CPU a network's search reaches a few hundred simulations a move, and its root
 //! samples 16 candidates by the policy. Where a variant has hundreds of legal moves (tai: about
