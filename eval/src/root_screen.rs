@@ -222,12 +222,15 @@ impl RootScreen {
         let margin = self.settle(game.position());
         let among = self.holding_moves(game, among, deadline, margin);
         let among = among.as_slice();
-        let allowed = self.screen(game, among, deadline, margin);
+        let screen = |s: &mut AlphaBeta<TradeDown>, among: &[Move]| {
+            search_within(s, game, among, deadline, margin).unwrap_or_default()
+        };
+        let allowed = screen(&mut self.search, among);
         let lost = |scores: &[(Move, i64)]| scores.iter().all(|s| s.1 < -DECIDED_SCORE);
         if among.is_empty() || allowed.is_empty() || !lost(self.search.root_scores()) {
             return allowed;
         }
-        let everything = self.screen(game, &[], deadline, margin);
+        let everything = screen(&mut self.search, &[]);
         if everything.is_empty() {
             allowed
         } else {
@@ -252,31 +255,27 @@ impl RootScreen {
     ) -> Vec<Move> {
         let mut out = among.to_vec();
         let Some(k) = self.top.filter(|_| !among.is_empty()) else { return out };
-        let limits = NodeLimits { deadline, ..NodeLimits::default() };
-        let mut rules = RootRules { margin: window(margin), ..RootRules::default() };
-        if self.shallow.search(game, limits, &mut rules).is_none() {
+        let Some(holding) = search_within(&mut self.shallow, game, &[], deadline, margin) else {
             return out;
-        }
-        let holding = within_margin(self.shallow.root_scores(), margin);
+        };
         out.extend(holding.into_iter().filter(|m| !among.contains(m)).take(k));
         out
     }
+}
 
-    /// One search of the root moves of `among` (empty: all), and the moves within `margin`.
-    fn screen(
-        &mut self,
-        game: &Game,
-        among: &[Move],
-        deadline: Option<Instant>,
-        margin: i32,
-    ) -> Vec<Move> {
-        let limits = NodeLimits { deadline, ..NodeLimits::default() };
-        let mut rules = RootRules { margin: window(margin), only: among, ..RootRules::default() };
-        if self.search.search(game, limits, &mut rules).is_none() {
-            return Vec::new();
-        }
-        within_margin(self.search.root_scores(), margin)
-    }
+/// One search by `search` of the root moves of `among` (empty: all) until `deadline`, and the
+/// moves within `margin` of the best; `None` if no depth completed.
+fn search_within<E: Evaluation>(
+    search: &mut AlphaBeta<E>,
+    game: &Game,
+    among: &[Move],
+    deadline: Option<Instant>,
+    margin: i32,
+) -> Option<Vec<Move>> {
+    let limits = NodeLimits { deadline, ..NodeLimits::default() };
+    let mut rules = RootRules { margin: window(margin), only: among, ..RootRules::default() };
+    search.search(game, limits, &mut rules)?;
+    Some(within_margin(search.root_scores(), margin))
 }
 
 /// How far below the best score the root window opens for `margin`: one centipawn below the

@@ -10,7 +10,8 @@
 # trade25-approach3-margin0 for 61b055c and trade25-approach3-margin0-fixed for 997e553 (runs/bin-s43d,
 # the screen's margin-0 fix) with ':trade=0.25:approach=3:margin=0'. Session 44: TAG decisive for
 # 744cec5 (runs/bin-s44a) with ':trade=0.25:approach=3:decisive=200000' (margin 0 only where the
-# side to move leads by 2,000 pawns or more: the only Emperor).
+# side to move leads by 2,000 pawns or more: the only Emperor, the terms everywhere); decisive2 for
+# f3ba7e2 (runs/bin-s44b; the terms only where the lead is decisive) with the same SCREEN.
 set -e
 GAME=$1; PLY=$2; COLOUR=$3; TAG=$4; SCREEN=${5:-}
 M=reports/strength/tai-network-matches
