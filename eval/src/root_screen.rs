@@ -166,12 +166,17 @@ impl RootScreen {
     /// The margin in `pos`, with the screen's evaluation set for it: the exchange and approach
     /// terms where the lead is decisive or no decisive lead is set, the material alone elsewhere.
     fn settle(&mut self, pos: &Position) -> i32 {
-        let terms = self.decisive.is_none() || self.is_decisive(pos);
+        let decisive = self.is_decisive(pos);
+        let terms = decisive || self.decisive.is_none();
         let (trade, approach) = if terms { (self.trade, self.approach) } else { (0.0, 0.0) };
         let evaluation = self.search.evaluation_mut();
         evaluation.set_weight(trade);
         evaluation.set_approach(approach);
-        self.margin_at(pos)
+        if decisive {
+            0
+        } else {
+            self.margin
+        }
     }
 
     /// The exchange weight (0: material only).
