@@ -6,11 +6,13 @@
 # (COLOUR black or white: only that one, to fill a free core).
 # (session 40: TAG r for the build of fa640d0, h for af0b967; session 41: s for 1ee0e6b;
 # session 42: t for 9ffc4ec with NET=models/tai.ot, the same file as tai-k20k.ot; u for 153423a
-# with EXTRA=--still-royals). EXTRA: more options of both matches.
+# with EXTRA=--still-royals; session 45: ud for f3ba7e2 with
+# SCREEN=':trade=0.25:approach=3:decisive=200000'). EXTRA: more options of both matches;
+# SCREEN: more settings of the network's agent (appended to its spec before the time limit).
 set -e
 SEED=$1; TAG=$2; COLOUR=${3:-both}
 NET=${NET:-reports/strength/tai-network-teacher/nets/tai-k20k.ot}
-A="mcts:$NET:batch=8:screen=8:top=16@movetime=1000"; B='alphabeta:2@movetime=1000'
+A="mcts:$NET:batch=8:screen=8:top=16${SCREEN:-}@movetime=1000"; B='alphabeta:2@movetime=1000'
 M=reports/strength/tai-network-matches
 BIN=${BIN:-target/release/shogilab-full}
 if [ "$COLOUR" != white ]; then

@@ -1,6 +1,7 @@
 #!/bin/bash
-# The shipped tai agent from a position of one of its drawn games (where it held the only
-# Emperor), against alphabeta:2, both at 1 s a move, the ply cap the rest of the game's 4,000:
+# The tai network's agent (screen=8:top=16, the one shipped until session 44, plus SCREEN) from a
+# position of one of its drawn games (where it held the only Emperor), against alphabeta:2, both
+# at 1 s a move, the ply cap the rest of the game's 4,000:
 #   BIN=runs/bin-s43b/shogilab-full reports/strength/tai-network-matches/endgame.sh GAME PLY COLOUR TAG [SCREEN]
 # GAME: a match folder here; PLY: the position (a multiple of 1,000); COLOUR: the network's side
 # in that game (black or white); SCREEN: more settings of the network's screen (e.g.
