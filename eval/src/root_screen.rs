@@ -156,7 +156,12 @@ impl RootScreen {
 
     /// The margin in `pos`: 0 where the side to move's lead is decisive, else the screen's.
     pub fn margin_at(&self, pos: &Position) -> i32 {
-        if self.is_decisive(pos) {
+        self.margin_where(self.is_decisive(pos))
+    }
+
+    /// The margin where the lead is `decisive` (0) or not (the screen's).
+    fn margin_where(&self, decisive: bool) -> i32 {
+        if decisive {
             0
         } else {
             self.margin
@@ -172,11 +177,7 @@ impl RootScreen {
         let evaluation = self.search.evaluation_mut();
         evaluation.set_weight(trade);
         evaluation.set_approach(approach);
-        if decisive {
-            0
-        } else {
-            self.margin
-        }
+        self.margin_where(decisive)
     }
 
     /// The exchange weight (0: material only).
