@@ -267,6 +267,67 @@ impl XBoardAgent {
         Err(self.proto_err(&reply, &reason))
     }
 
+    /// Bring the engine's game up to `moves` (from the start, after a reset when the game is
+    /// not a continuation of what it was sent), in force mode.
+    fn catch_up(&mut self, start: &Position, moves: &[Move]) -> Result<(), AgentError> {
+        self.start()?;
+        if self.sent.len() > moves.len() || self.sent[..] != moves[..self.sent.len()] {
+            self.reset()?;
+        }
+        let out = self.outgoing(start, moves, self.sent.len());
+        self.p()?.drain();
+        self.p()?.send("force")?;
+        for m in &out {
+            self.send_move(m)?;
+            self.sent.push(moves[m.ply - 1]);
+        }
+        Ok(())
+    }
+
+    /// Search for `ms` milliseconds (`st` in whole seconds, `time`/`otim` in centiseconds) and
+    /// read the engine's move text: `None` when it resigns or claims a result without a move.
+    fn go(&mut self, ms: u64) -> Result<Option<String>, AgentError> {
+        let st = ms.div_ceil(1000);
+        if self.last_st != Some(st) {
+            self.p()?.send(&format!("st {st}"))?;
+            self.last_st = Some(st);
+        }
+        self.sync()?;
+        let wait = Duration::from_millis(ms) + self.cfg.move_margin;
+        let wait = if self.cfg.depth.is_some() { wait.max(Duration::from_secs(120)) } else { wait };
+        let cs = ms.div_ceil(10);
+        let name = self.name.clone();
+        let p = self.p()?;
+        p.send(&format!("time {cs}"))?;
+        p.send(&format!("otim {cs}"))?;
+        p.send("go")?;
+        let deadline = std::time::Instant::now() + wait;
+        let mut text = String::new();
+        loop {
+            let line = p.recv(deadline, "go (move)", wait.as_millis() as u64)?;
+            let l = line.trim();
+            if let Some(m) = l.strip_prefix("move ") {
+                text.push_str(m.trim());
+                if text.ends_with(',') {
+                    continue; // HaChu prints each leg of a double move on its own line
+                }
+                return Ok(Some(text));
+            }
+            let claim = l.starts_with("1-0") || l.starts_with("0-1") || l.starts_with("1/2-1/2");
+            // a result claim without a move: the engine sees no move to make
+            if l == "resign" || l.starts_with("resign ") || (claim && text.is_empty()) {
+                return Ok(None);
+            }
+            if l.starts_with("Illegal move") || l.starts_with("Error") {
+                return Err(AgentError::Protocol {
+                    engine: name,
+                    line: line.clone(),
+                    reason: "the engine rejected a command".into(),
+                });
+            }
+        }
+    }
+
     /// The moves of `moves` after the first `from`, in WinBoard notation, each with whether it
     /// recreates an earlier position of the game.
     fn outgoing(&self, start: &Position, moves: &[Move], from: usize) -> Vec<Outgoing> {
@@ -315,61 +376,9 @@ impl Agent for XBoardAgent {
                 self.name
             )));
         }
-        self.start()?;
-        if self.sent.len() > moves.len() || self.sent[..] != moves[..self.sent.len()] {
-            self.reset()?;
-        }
-        let out = self.outgoing(&start, &moves, self.sent.len());
+        self.catch_up(&start, &moves)?;
         let ms = limits.movetime_ms.unwrap_or(self.cfg.default_movetime_ms).max(1);
-        let st = ms.div_ceil(1000);
-        let cs = ms.div_ceil(10);
-        self.p()?.drain();
-        self.p()?.send("force")?;
-        for m in &out {
-            self.send_move(m)?;
-            self.sent.push(moves[m.ply - 1]);
-        }
-        if self.last_st != Some(st) {
-            self.p()?.send(&format!("st {st}"))?;
-            self.last_st = Some(st);
-        }
-        self.sync()?;
-        let wait = Duration::from_millis(ms) + self.cfg.move_margin;
-        let wait = if self.cfg.depth.is_some() { wait.max(Duration::from_secs(120)) } else { wait };
-        let name = self.name.clone();
-        let p = self.p()?;
-        p.send(&format!("time {cs}"))?;
-        p.send(&format!("otim {cs}"))?;
-        p.send("go")?;
-        let deadline = std::time::Instant::now() + wait;
-        let mut text = String::new();
-        loop {
-            let line = p.recv(deadline, "go (move)", wait.as_millis() as u64)?;
-            let l = line.trim();
-            if let Some(m) = l.strip_prefix("move ") {
-                text.push_str(m.trim());
-                if text.ends_with(',') {
-                    continue; // HaChu prints each leg of a double move on its own line
-                }
-                break;
-            }
-            if l == "resign" || l.starts_with("resign ") {
-                return Ok(Choice::Resign);
-            }
-            if l.starts_with("1-0") || l.starts_with("0-1") || l.starts_with("1/2-1/2") {
-                // a result claim without a move: the engine sees no move to make
-                if text.is_empty() {
-                    return Ok(Choice::Resign);
-                }
-            }
-            if l.starts_with("Illegal move") || l.starts_with("Error") {
-                return Err(AgentError::Protocol {
-                    engine: name,
-                    line: line.clone(),
-                    reason: "the engine rejected a command".into(),
-                });
-            }
-        }
+        let Some(text) = self.go(ms)? else { return Ok(Choice::Resign) };
         let m = parse_wb_move(game.position(), &text)
             .map_err(|e| AgentError::IllegalMove { mv: text.clone(), reason: e.to_string() })?;
         if !game.legal().contains(&m) {

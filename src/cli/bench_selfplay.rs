@@ -155,6 +155,19 @@ fn training_speed(
     Ok(seen as f64 / t2.elapsed().as_secs_f64())
 }
 
+/// What one benchmark run measured.
+struct Measured {
+    /// Self-play wall time in seconds.
+    sp_secs: f64,
+    plies: u64,
+    evals: u64,
+    batches: u64,
+    /// Raw forward evaluations per second at the self-play mean batch, with its batch size and
+    /// the number of passes timed.
+    raw: (f64, usize, u64),
+    train_sps: Option<f64>,
+}
+
 fn measure(
     a: &BenchSelfplayArgs,
     v: &std::sync::Arc<shogilab_engine::Variant>,
@@ -164,7 +177,6 @@ fn measure(
 ) -> Result<()> {
     let net_path = network(a, enc, scratch)?;
     let ev = make_evaluator(&net_path.display().to_string(), v)?;
-
     // 1. Self-play as the pipeline runs it.
     let mut cfg =
         SelfplayConfig { concurrent: a.concurrent, max_plies: a.max_plies, ..Default::default() };
@@ -174,34 +186,39 @@ fn measure(
     let mut last = None;
     eprintln!("self-play: {} games of {} on {device:?} ...", a.games, v.name);
     let t0 = Instant::now();
-    play_games(
-        v,
-        &cfg,
-        ev.as_ref(),
-        a.seed,
-        0,
-        a.games,
-        |g| games.push(g),
-        |p| last = Some((p.plies, p.evals, p.batches)),
-    );
+    let progress = |p: &shogilab_selfplay::Progress| last = Some((p.plies, p.evals, p.batches));
+    play_games(v, &cfg, ev.as_ref(), a.seed, 0, a.games, |g| games.push(g), progress);
     let sp_secs = t0.elapsed().as_secs_f64();
     let (plies, evals, batches) = last.unwrap_or_default();
-    let mean_batch = evals as f64 / batches.max(1) as f64;
-    let sp_eps = evals as f64 / sp_secs;
-
     // 2. Raw forward passes of the same network at the self-play mean batch size.
-    let bsz = (mean_batch.round() as usize).max(1);
+    let bsz = ((evals as f64 / batches.max(1) as f64).round() as usize).max(1);
     let (raw_eps, passes) = raw_forward(&net_path, v, enc, device, &games, bsz)?;
     // 3. Training samples/s on the positions just played.
     let train_sps = match a.train_steps {
         0 => None,
         _ => Some(training_speed(a, v, enc, device, (&net_path, scratch), &mut games, &ev.id())?),
     };
+    let m = Measured { sp_secs, plies, evals, batches, raw: (raw_eps, bsz, passes), train_sps };
+    report(a, &v.name, device, &net_path, &m);
+    Ok(())
+}
 
+/// Print the figures of a run (and one JSON line with `--json`).
+fn report(
+    a: &BenchSelfplayArgs,
+    variant: &str,
+    device: tch::Device,
+    net_path: &std::path::Path,
+    m: &Measured,
+) {
+    let (raw_eps, bsz, passes) = m.raw;
+    let mean_batch = m.evals as f64 / m.batches.max(1) as f64;
+    let sp_eps = m.evals as f64 / m.sp_secs;
     let efficiency = sp_eps / raw_eps;
-    let games_per_hour = a.games as f64 / sp_secs * 3600.0;
-    let positions_per_s = plies as f64 / sp_secs;
-    println!("variant            {}", v.name);
+    let games_per_hour = a.games as f64 / m.sp_secs * 3600.0;
+    let positions_per_s = m.plies as f64 / m.sp_secs;
+    let (sp_secs, batches) = (m.sp_secs, m.batches);
+    println!("variant            {variant}");
     println!("device             {device:?} ({} CPU threads for libtorch)", tch::get_num_threads());
     println!("network            {} ({})", a.net, net_path.display());
     println!("simulations        {}", a.simulations);
@@ -210,20 +227,19 @@ fn measure(
     println!("self-play evals/s  {sp_eps:.0} (mean batch {mean_batch:.1}, {batches} batches)");
     println!("raw forward/s      {raw_eps:.0} (batch {bsz}, {passes} passes)");
     println!("efficiency         {efficiency:.3}");
-    match train_sps {
+    match m.train_sps {
         Some(sps) => println!("training samples/s {sps:.0}"),
         None => println!("training samples/s not measured (--train-steps 0)"),
     }
     if a.json {
         println!(
             "{}",
-            serde_json::json!({"variant": v.name, "device": format!("{device:?}"), "net": a.net,
+            serde_json::json!({"variant": variant, "device": format!("{device:?}"), "net": a.net,
                 "simulations": a.simulations, "games": a.games, "seconds": sp_secs,
                 "games_per_hour": games_per_hour, "positions_per_second": positions_per_s,
                 "selfplay_evals_per_second": sp_eps, "mean_batch": mean_batch,
                 "raw_forward_evals_per_second": raw_eps, "efficiency": efficiency,
-                "train_samples_per_second": train_sps})
+                "train_samples_per_second": m.train_sps})
         );
     }
-    Ok(())
 }
