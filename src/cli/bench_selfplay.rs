@@ -16,7 +16,7 @@ use clap::Args;
 use shogilab_engine::Position;
 use shogilab_pipeline::make_evaluator;
 use shogilab_selfplay::encode::Encoder;
-use shogilab_selfplay::{dataset, play_games, GameRecord, SelfplayConfig};
+use shogilab_selfplay::{dataset, play_games, GameRecord, Progress, SelfplayConfig};
 use shogilab_train::batch::InputBatch;
 use shogilab_train::checkpoint::{self, CheckpointMeta};
 use shogilab_train::examples::decode;
@@ -159,9 +159,8 @@ fn training_speed(
 struct Measured {
     /// Self-play wall time in seconds.
     sp_secs: f64,
-    plies: u64,
-    evals: u64,
-    batches: u64,
+    /// The self-play counters at the end.
+    progress: Progress,
     /// Raw forward evaluations per second at the self-play mean batch, with its batch size and
     /// the number of passes timed.
     raw: (f64, usize, u64),
@@ -186,19 +185,27 @@ fn measure(
     let mut last = None;
     eprintln!("self-play: {} games of {} on {device:?} ...", a.games, v.name);
     let t0 = Instant::now();
-    let progress = |p: &shogilab_selfplay::Progress| last = Some((p.plies, p.evals, p.batches));
-    play_games(v, &cfg, ev.as_ref(), a.seed, 0, a.games, |g| games.push(g), progress);
+    play_games(
+        v,
+        &cfg,
+        ev.as_ref(),
+        a.seed,
+        0,
+        a.games,
+        |g| games.push(g),
+        |p: &Progress| last = Some(p.clone()),
+    );
     let sp_secs = t0.elapsed().as_secs_f64();
-    let (plies, evals, batches) = last.unwrap_or_default();
+    let progress = last.unwrap_or_default();
     // 2. Raw forward passes of the same network at the self-play mean batch size.
-    let bsz = ((evals as f64 / batches.max(1) as f64).round() as usize).max(1);
+    let bsz = (progress.mean_batch().round() as usize).max(1);
     let (raw_eps, passes) = raw_forward(&net_path, v, enc, device, &games, bsz)?;
     // 3. Training samples/s on the positions just played.
     let train_sps = match a.train_steps {
         0 => None,
         _ => Some(training_speed(a, v, enc, device, (&net_path, scratch), &mut games, &ev.id())?),
     };
-    let m = Measured { sp_secs, plies, evals, batches, raw: (raw_eps, bsz, passes), train_sps };
+    let m = Measured { sp_secs, progress, raw: (raw_eps, bsz, passes), train_sps };
     report(a, &v.name, device, &net_path, &m);
     Ok(())
 }
@@ -212,12 +219,12 @@ fn report(
     m: &Measured,
 ) {
     let (raw_eps, bsz, passes) = m.raw;
-    let mean_batch = m.evals as f64 / m.batches.max(1) as f64;
-    let sp_eps = m.evals as f64 / m.sp_secs;
+    let mean_batch = m.progress.mean_batch();
+    let sp_eps = m.progress.evals as f64 / m.sp_secs;
     let efficiency = sp_eps / raw_eps;
     let games_per_hour = a.games as f64 / m.sp_secs * 3600.0;
-    let positions_per_s = m.plies as f64 / m.sp_secs;
-    let (sp_secs, batches) = (m.sp_secs, m.batches);
+    let positions_per_s = m.progress.plies as f64 / m.sp_secs;
+    let (sp_secs, batches) = (m.sp_secs, m.progress.batches);
     println!("variant            {variant}");
     println!("device             {device:?} ({} CPU threads for libtorch)", tch::get_num_threads());
     println!("network            {} ({})", a.net, net_path.display());
