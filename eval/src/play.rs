@@ -85,6 +85,25 @@ fn forfeit_termination(e: &AgentError) -> Termination {
     }
 }
 
+/// A game ended by the referee rather than by the position: a forfeit, or a win declared by
+/// impasse.
+struct Ending {
+    status: Status,
+    forfeit: Option<(Color, String)>,
+}
+
+impl Ending {
+    /// `side` loses by forfeit for `why`.
+    fn forfeit(side: Color, why: String, termination: Termination) -> Self {
+        Ending { status: Status::Win(side.flip(), termination), forfeit: Some((side, why)) }
+    }
+
+    /// `side` loses by forfeit because its agent failed with `e`.
+    fn failed(side: Color, e: &AgentError) -> Self {
+        Self::forfeit(side, e.to_string(), forfeit_termination(e))
+    }
+}
+
 /// Play one game: `agents[0]` has Black (moves first), `agents[1]` White. The opening moves are
 /// played first without asking the agents; `max_plies` (0 = none) caps the game as a draw.
 /// An agent that cannot play at `limits` ([`check_limits`]) is an error before anything is
@@ -103,18 +122,7 @@ pub fn play_game(
     }
     let start_sfen = start.to_sfen();
     let mut game = Game::new(start);
-    let mut forfeit: Option<(Color, String)> = None;
-    let mut status_override: Option<Status> = None;
-    let mut searched = [(0u64, 0u64); 2];
-    // tell both agents about the game before the opening
-    for (i, a) in agents.iter_mut().enumerate() {
-        if let Err(e) = a.new_game(&game) {
-            let c = Color::from_idx(i);
-            forfeit = Some((c, e.to_string()));
-            status_override = Some(Status::Win(c.flip(), forfeit_termination(&e)));
-            break;
-        }
-    }
+    let mut ending = announce_game(&mut agents, &game);
     for (i, &m) in opening_moves.iter().enumerate() {
         if !game.legal().contains(&m) {
             return Err(PlayError::BadOpening { ply: i + 1 });
@@ -124,61 +132,158 @@ pub fn play_game(
     if max_plies > 0 {
         game.set_max_plies(max_plies);
     }
-    while status_override.is_none() && !game.status().is_over() {
-        let side = game.position().side_to_move();
-        let agent = &mut agents[side.idx()];
-        match agent.choose(&game, limits) {
-            Ok(Choice::Move(m)) => {
-                if let Some(n) = agent.last_nodes() {
-                    searched[side.idx()].0 += 1;
-                    searched[side.idx()].1 += n;
-                }
-                if game.legal().contains(&m) {
-                    game.play(m);
-                } else {
-                    let pos = game.position();
-                    let usi = pos.move_to_usi(m);
-                    let why = match pos.parse_usi(&usi) {
-                        Ok(_) => "it repeats an earlier position".to_string(),
-                        Err(e) => e.to_string(),
-                    };
-                    forfeit = Some((side, format!("illegal move {usi}: {why}")));
-                    status_override = Some(Status::Win(side.flip(), Termination::IllegalMove));
-                }
-            }
-            Ok(Choice::Resign) => game.resign(side),
-            Ok(Choice::DeclareWin) => {
-                if game.impasse_declaration(side) {
-                    status_override = Some(Status::Win(side, Termination::Impasse));
-                } else {
-                    forfeit = Some((side, "false win declaration".into()));
-                    status_override = Some(Status::Win(side.flip(), Termination::IllegalMove));
-                }
-            }
-            Err(e) => {
-                forfeit = Some((side, e.to_string()));
-                status_override = Some(Status::Win(side.flip(), forfeit_termination(&e)));
-            }
-        }
+    let mut searched = [(0u64, 0u64); 2];
+    while ending.is_none() && !game.status().is_over() {
+        let side = game.position().side_to_move().idx();
+        ending = play_turn(&mut *agents[side], &mut game, limits, &mut searched[side]);
     }
-    let status = status_override.unwrap_or_else(|| game.status());
-    let (start, moves) = crate::agent::start_and_moves(&game);
-    let mut p = start;
-    let usi: Vec<String> = moves
+    let (status, forfeit) = match ending {
+        Some(e) => (e.status, e.forfeit),
+        None => (game.status(), None),
+    };
+    let moves = usi_moves(&game);
+    Ok(GameResult {
+        status,
+        start_sfen,
+        plies: moves.len(),
+        moves,
+        opening_plies: opening_moves.len(),
+        forfeit,
+        searched,
+    })
+}
+
+/// Tell both agents about the game before its opening; the first that fails forfeits.
+fn announce_game(agents: &mut [&mut dyn Agent; 2], game: &Game) -> Option<Ending> {
+    agents.iter_mut().enumerate().find_map(|(i, a)| {
+        let e = a.new_game(game).err()?;
+        Some(Ending::failed(Color::from_idx(i), &e))
+    })
+}
+
+/// Ask the side to move for its move and play it, adding its search size to `searched`
+/// (moves, nodes). `Some` when the turn ends the game outside the position's own rules.
+fn play_turn(
+    agent: &mut dyn Agent,
+    game: &mut Game,
+    limits: &Limits,
+    searched: &mut (u64, u64),
+) -> Option<Ending> {
+    let side = game.position().side_to_move();
+    match agent.choose(game, limits) {
+        Ok(Choice::Move(m)) => {
+            if let Some(n) = agent.last_nodes() {
+                searched.0 += 1;
+                searched.1 += n;
+            }
+            if game.legal().contains(&m) {
+                game.play(m);
+                return None;
+            }
+            let why = illegal_move_reason(game.position(), m);
+            Some(Ending::forfeit(side, why, Termination::IllegalMove))
+        }
+        Ok(Choice::Resign) => {
+            game.resign(side);
+            None
+        }
+        Ok(Choice::DeclareWin) if game.impasse_declaration(side) => {
+            Some(Ending { status: Status::Win(side, Termination::Impasse), forfeit: None })
+        }
+        Ok(Choice::DeclareWin) => {
+            Some(Ending::forfeit(side, "false win declaration".into(), Termination::IllegalMove))
+        }
+        Err(e) => Some(Ending::failed(side, &e)),
+    }
+}
+
+/// Why `m` is not legal in `pos`: the parser's reason, or a repetition that the rules forbid.
+fn illegal_move_reason(pos: &Position, m: Move) -> String {
+    let usi = pos.move_to_usi(m);
+    let why = match pos.parse_usi(&usi) {
+        Ok(_) => "it repeats an earlier position".to_string(),
+        Err(e) => e.to_string(),
+    };
+    format!("illegal move {usi}: {why}")
+}
+
+/// Every move of the game in USI, from its start position.
+fn usi_moves(game: &Game) -> Vec<String> {
+    let (mut p, moves) = crate::agent::start_and_moves(game);
+    moves
         .iter()
         .map(|&m| {
             let s = p.move_to_usi(m);
             p.play(m);
             s
         })
-        .collect();
-    Ok(GameResult {
-        status,
-        start_sfen,
-        plies: usi.len(),
-        moves: usi,
-        opening_plies: opening_moves.len(),
-        forfeit,
-        searched,
-    })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::RandomAgent;
+    use shogilab_engine::Variant;
+
+    /// An agent that answers every `choose` with `choice`, and fails `new_game` if told to.
+    struct Fixed {
+        choice: Choice,
+        fail_new_game: bool,
+    }
+
+    impl Agent for Fixed {
+        fn name(&self) -> String {
+            "fixed".into()
+        }
+        fn new_game(&mut self, _game: &Game) -> Result<(), AgentError> {
+            if self.fail_new_game {
+                return Err(AgentError::Unsupported("this start position".into()));
+            }
+            Ok(())
+        }
+        fn choose(&mut self, _game: &Game, _limits: &Limits) -> Result<Choice, AgentError> {
+            Ok(self.choice)
+        }
+    }
+
+    fn play_white(choice: Choice, fail_new_game: bool) -> GameResult {
+        let v = Variant::builtin("shogi").unwrap();
+        let mut black = RandomAgent::new(1);
+        let mut white = Fixed { choice, fail_new_game };
+        play_game([&mut black, &mut white], Position::start(&v), &[], 20, &Limits::default())
+            .unwrap()
+    }
+
+    #[test]
+    fn a_false_win_declaration_forfeits_after_the_first_move() {
+        let r = play_white(Choice::DeclareWin, false);
+        assert_eq!(r.forfeit, Some((Color::White, "false win declaration".into())));
+        assert_eq!(r.status, Status::Win(Color::Black, Termination::IllegalMove));
+        assert_eq!(r.plies, 1);
+    }
+
+    #[test]
+    fn an_agent_that_cannot_start_forfeits_before_any_move() {
+        let r = play_white(Choice::Resign, true);
+        let (side, why) = r.forfeit.expect("a forfeit");
+        assert_eq!(side, Color::White);
+        assert!(why.contains("unsupported: this start position"), "{why}");
+        assert_eq!(r.status, Status::Win(Color::Black, Termination::Resignation));
+        assert_eq!(r.plies, 0);
+    }
+
+    #[test]
+    fn a_move_of_the_wrong_side_forfeits_with_the_parsers_reason() {
+        let v = Variant::builtin("shogi").unwrap();
+        let start = Position::start(&v);
+        // Black's first pawn push, offered by White after Black has moved
+        let black_move = start.parse_usi("7g7f").unwrap();
+        let r = play_white(Choice::Move(black_move), false);
+        let (side, why) = r.forfeit.expect("a forfeit");
+        assert_eq!(side, Color::White);
+        assert!(why.starts_with("illegal move 7g7f: "), "{why}");
+        assert!(!why.contains("repeats"), "{why}");
+        assert_eq!(r.status, Status::Win(Color::Black, Termination::IllegalMove));
+    }
 }

@@ -328,67 +328,72 @@ pub fn play_games(
     mut on_game: impl FnMut(GameRecord),
     mut on_progress: impl FnMut(&Progress),
 ) {
-    let mut next = first;
-    let end = first + count;
-    let mut slots: Vec<Slot> = Vec::new();
-    while slots.len() < cfg.concurrent && next < end {
-        slots.push(Slot::new(v, cfg, run_seed, next));
-        next += 1;
-    }
+    let new_slot = |index| Slot::new(v, cfg, run_seed, index);
+    let mut queue = first..first + count;
+    let mut slots: Vec<Slot> = queue.by_ref().take(cfg.concurrent).map(&new_slot).collect();
     let mut prog = Progress { games_total: count as usize, ..Default::default() };
     let mut outputs: Vec<EvalOutput> = Vec::new();
     while !slots.is_empty() {
         let plies: u64 = slots.par_iter_mut().filter(|s| !s.waiting).map(|s| s.advance(cfg)).sum();
         prog.plies += plies;
-        // Finished games leave; new ones take their place.
-        let mut i = 0;
-        while i < slots.len() {
-            if slots[i].game.status().is_over() && !slots[i].waiting {
-                let s = slots.swap_remove(i);
-                on_game(s.record());
-                prog.games_done += 1;
-                if next < end {
-                    let mut n = Slot::new(v, cfg, run_seed, next);
-                    next += 1;
-                    prog.plies += n.advance(cfg);
-                    slots.push(n);
-                }
-            } else {
-                i += 1;
-            }
-        }
-        let waiting: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].waiting).collect();
-        if waiting.is_empty() {
-            on_progress(&prog);
-            continue;
-        }
-        {
-            let reqs: Vec<EvalRequest> = waiting
-                .iter()
-                .map(|&i| {
-                    let s = &slots[i];
-                    EvalRequest {
-                        pos: s.search.position(),
-                        moves: &s.search.leaf_moves,
-                        repetitions: 0,
-                        plies: s.game.plies() as u32,
-                    }
-                })
-                .collect();
-            evaluator.evaluate(&reqs, &mut outputs);
-        }
-        prog.evals += waiting.len() as u64;
-        prog.batches += 1;
-        // `waiting` is sorted: the j-th output belongs to slot waiting[j].
-        let outs = &outputs;
-        slots.par_iter_mut().enumerate().for_each(|(i, s)| {
-            if let Ok(j) = waiting.binary_search(&i) {
-                s.search.deliver(&outs[j]);
-                s.waiting = false;
-            }
+        replace_finished(&mut slots, |record| {
+            on_game(record);
+            prog.games_done += 1;
+            let mut slot = new_slot(queue.next()?);
+            prog.plies += slot.advance(cfg);
+            Some(slot)
         });
+        evaluate_waiting(&mut slots, evaluator, &mut outputs, &mut prog);
         on_progress(&prog);
     }
+}
+
+/// Hand every finished game (one not waiting for an evaluation) to `replace`, and put the slot
+/// it returns, the next game, in the finished one's place.
+fn replace_finished(slots: &mut Vec<Slot>, mut replace: impl FnMut(GameRecord) -> Option<Slot>) {
+    let mut i = 0;
+    while i < slots.len() {
+        if slots[i].game.status().is_over() && !slots[i].waiting {
+            let record = slots.swap_remove(i).record();
+            slots.extend(replace(record));
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Evaluate, in one batch, the leaves at which the waiting searches stopped, and deliver each
+/// evaluation to its search.
+fn evaluate_waiting(
+    slots: &mut [Slot],
+    evaluator: &dyn Evaluator,
+    outputs: &mut Vec<EvalOutput>,
+    prog: &mut Progress,
+) {
+    let waiting: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].waiting).collect();
+    if waiting.is_empty() {
+        return;
+    }
+    let reqs: Vec<EvalRequest> = waiting
+        .iter()
+        .map(|&i| EvalRequest {
+            pos: slots[i].search.position(),
+            moves: &slots[i].search.leaf_moves,
+            repetitions: 0,
+            plies: slots[i].game.plies() as u32,
+        })
+        .collect();
+    evaluator.evaluate(&reqs, outputs);
+    prog.evals += waiting.len() as u64;
+    prog.batches += 1;
+    // `waiting` is sorted: the j-th output belongs to slot waiting[j].
+    let outs = &*outputs;
+    slots.par_iter_mut().enumerate().for_each(|(i, s)| {
+        if let Ok(j) = waiting.binary_search(&i) {
+            s.search.deliver(&outs[j]);
+            s.waiting = false;
+        }
+    });
 }
 
 /// Result label from Black's point of view: "1-0", "0-1", "1/2-1/2".
