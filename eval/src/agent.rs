@@ -164,6 +164,21 @@ pub fn start_and_moves(game: &Game) -> (Position, Vec<Move>) {
     (g.position().clone(), moves)
 }
 
+/// The start position of a game and the moves played since, in USI.
+pub fn start_and_usi_moves(game: &Game) -> (Position, Vec<String>) {
+    let (start, moves) = start_and_moves(game);
+    let mut p = start.clone();
+    let usi = moves
+        .iter()
+        .map(|&m| {
+            let s = p.move_to_usi(m);
+            p.play(m);
+            s
+        })
+        .collect();
+    (start, usi)
+}
+
 /// Uniformly random legal moves.
 pub struct RandomAgent {
     rng: SmallRng,

@@ -2,7 +2,9 @@
 //! (crash, hang, protocol error, illegal or unparsable move, a false win claim) loses the game
 //! by forfeit, with the reason recorded.
 
-use crate::agent::{check_limits, Agent, AgentError, Choice, LimitSource, Limits};
+use crate::agent::{
+    check_limits, start_and_usi_moves, Agent, AgentError, Choice, LimitSource, Limits,
+};
 use shogilab_engine::{Color, Game, Move, Position, Status, Termination};
 
 /// The outcome of one game.
@@ -141,7 +143,7 @@ pub fn play_game(
         Some(e) => (e.status, e.forfeit),
         None => (game.status(), None),
     };
-    let moves = usi_moves(&game);
+    let (_, moves) = start_and_usi_moves(&game);
     Ok(GameResult {
         status,
         start_sfen,
@@ -205,19 +207,6 @@ fn illegal_move_reason(pos: &Position, m: Move) -> String {
         Err(e) => e.to_string(),
     };
     format!("illegal move {usi}: {why}")
-}
-
-/// Every move of the game in USI, from its start position.
-fn usi_moves(game: &Game) -> Vec<String> {
-    let (mut p, moves) = crate::agent::start_and_moves(game);
-    moves
-        .iter()
-        .map(|&m| {
-            let s = p.move_to_usi(m);
-            p.play(m);
-            s
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! engines in lishogi's form (Fairy-Stockfish) get `setoption name UCI_Variant value chushogi`.
 //! Every read has a deadline; any failure is an [`AgentError`] (a forfeit for the referee).
 
-use crate::agent::{start_and_moves, Agent, AgentError, Choice, Limits};
+use crate::agent::{start_and_usi_moves, Agent, AgentError, Choice, Limits};
 use crate::engine_proc::EngineProc;
 use shogilab_engine::{Game, Position, Variant};
 use std::sync::Arc;
@@ -145,18 +145,7 @@ impl Agent for UsiAgent {
     }
 
     fn choose(&mut self, game: &Game, limits: &Limits) -> Result<Choice, AgentError> {
-        let (start, moves) = start_and_moves(game);
-        let usi: Vec<String> = {
-            let mut p = start.clone();
-            moves
-                .iter()
-                .map(|&m| {
-                    let s = p.move_to_usi(m);
-                    p.play(m);
-                    s
-                })
-                .collect()
-        };
+        let (start, usi) = start_and_usi_moves(game);
         let pos_cmd = self.position_command(&start, &usi);
         let (go, wait) = match (limits.nodes, limits.movetime_ms) {
             (Some(n), None) => (format!("go nodes {n}"), self.cfg.move_margin * 3),
