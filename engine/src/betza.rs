@@ -205,84 +205,109 @@ struct Simple {
 
 /// Parse a Betza group such as `FfsW` or `fRfBrlR2` into simple atoms.
 fn parse_betza(s: &str) -> Result<Vec<Simple>, BetzaError> {
-    let mut out = Vec::new();
     let cs: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
     let mut i = 0;
     while i < cs.len() {
-        let mut mods = String::new();
-        let mut mode = Mode::Both;
-        while i < cs.len() && !cs[i].is_ascii_uppercase() {
-            let c = cs[i];
-            match c {
-                'm' => mode = Mode::MoveOnly,
-                'c' => mode = Mode::CaptureOnly,
-                'f' | 'b' | 'l' | 'r' | 's' | 'v' => mods.push(c),
-                '[' => {
-                    let end = cs[i..]
-                        .iter()
-                        .position(|&c| c == ']')
-                        .map(|p| p + i)
-                        .ok_or_else(|| err(s, "unclosed '['"))?;
-                    let inner: String = cs[i + 1..end].iter().collect();
-                    if inner.is_empty() || !inner.chars().all(|c| "fblr".contains(c)) {
-                        return Err(err(s, format!("bad direction group [{inner}]")));
-                    }
-                    mods.push('[');
-                    mods.push_str(&inner);
-                    mods.push(']');
-                    i = end;
-                }
-                _ => return Err(err(s, format!("unknown modifier '{c}'"))),
-            }
-            i += 1;
-        }
-        if i >= cs.len() {
-            return Err(err(s, "modifiers without an atom letter"));
-        }
-        let letter = cs[i];
+        let (mods, mode) = modifiers(s, &cs, &mut i)?;
+        let letter = *cs.get(i).ok_or_else(|| err(s, "modifiers without an atom letter"))?;
         i += 1;
-        let mut digits = String::new();
-        while i < cs.len() && cs[i].is_ascii_digit() {
-            digits.push(cs[i]);
-            i += 1;
-        }
-        let range: Option<u8> = if digits.is_empty() {
-            None
-        } else {
-            Some(digits.parse::<u8>().ok().filter(|&r| r >= 1).ok_or_else(|| err(s, "bad range"))?)
-        };
-        let parts: Vec<((i8, i8), bool, bool)> = match letter {
-            'K' => vec![letter_base('W').unwrap_or(((0, 1), false, true)), ((1, 1), false, true)],
-            'Q' => vec![((0, 1), true, true), ((1, 1), true, true)],
-            c => vec![letter_base(c).ok_or_else(|| err(s, format!("unknown atom letter '{c}'")))?],
-        };
-        for (base, rides, rangeable) in parts {
-            if range.is_some() && !rangeable {
-                return Err(err(s, format!("atom '{letter}' takes no range")));
-            }
-            let orth = base.0 == 0 || base.1 == 0;
-            let all = symmetric(base);
-            let vectors: Vec<(i8, i8)> = if mods.is_empty() {
-                all
-            } else {
-                let gs = groups(&mods, orth);
-                all.into_iter().filter(|v| gs.iter().any(|g| g.matches(*v))).collect()
-            };
-            let ride = rides || range.is_some();
-            let r = range.unwrap_or(if rides { 255 } else { 1 });
-            if vectors.is_empty() && letter != 'K' && letter != 'Q' {
-                return Err(err(
-                    s,
-                    format!("modifiers '{mods}' select no direction of '{letter}'"),
-                ));
-            }
-            out.push(Simple { vectors, ride, range: r, mode });
-        }
+        let range = atom_range(s, &cs, &mut i)?;
+        expand_atom(s, letter, &mods, mode, range, &mut out)?;
     }
     if out.iter().all(|a| a.vectors.is_empty()) {
         return Err(err(s, "selects no direction"));
     }
     Ok(out)
+}
+
+/// The modifiers before an atom letter, from `cs[*i]` on: the direction modifiers as written
+/// (bracket groups kept) and the mode; `*i` ends on the letter.
+fn modifiers(s: &str, cs: &[char], i: &mut usize) -> Result<(String, Mode), BetzaError> {
+    let mut mods = String::new();
+    let mut mode = Mode::Both;
+    while *i < cs.len() && !cs[*i].is_ascii_uppercase() {
+        match cs[*i] {
+            'm' => mode = Mode::MoveOnly,
+            'c' => mode = Mode::CaptureOnly,
+            c @ ('f' | 'b' | 'l' | 'r' | 's' | 'v') => mods.push(c),
+            '[' => *i = bracket_group(s, cs, *i, &mut mods)?,
+            c => return Err(err(s, format!("unknown modifier '{c}'"))),
+        }
+        *i += 1;
+    }
+    Ok((mods, mode))
+}
+
+/// Append the direction group `[..]` that opens at `cs[open]` to `mods`; the index of its `]`.
+fn bracket_group(
+    s: &str,
+    cs: &[char],
+    open: usize,
+    mods: &mut String,
+) -> Result<usize, BetzaError> {
+    let end = cs[open..]
+        .iter()
+        .position(|&c| c == ']')
+        .map(|p| p + open)
+        .ok_or_else(|| err(s, "unclosed '['"))?;
+    let inner: String = cs[open + 1..end].iter().collect();
+    if inner.is_empty() || !inner.chars().all(|c| "fblr".contains(c)) {
+        return Err(err(s, format!("bad direction group [{inner}]")));
+    }
+    mods.push('[');
+    mods.push_str(&inner);
+    mods.push(']');
+    Ok(end)
+}
+
+/// The optional range after an atom letter (`R5`), from `cs[*i]` on; at least 1.
+fn atom_range(s: &str, cs: &[char], i: &mut usize) -> Result<Option<u8>, BetzaError> {
+    let mut digits = String::new();
+    while *i < cs.len() && cs[*i].is_ascii_digit() {
+        digits.push(cs[*i]);
+        *i += 1;
+    }
+    if digits.is_empty() {
+        return Ok(None);
+    }
+    let range = digits.parse::<u8>().ok().filter(|&r| r >= 1);
+    range.map(Some).ok_or_else(|| err(s, "bad range"))
+}
+
+/// The simple atoms of one atom letter with its modifiers and range (`K` and `Q` give two).
+fn expand_atom(
+    s: &str,
+    letter: char,
+    mods: &str,
+    mode: Mode,
+    range: Option<u8>,
+    out: &mut Vec<Simple>,
+) -> Result<(), BetzaError> {
+    let parts: Vec<((i8, i8), bool, bool)> = match letter {
+        'K' => vec![letter_base('W').unwrap_or(((0, 1), false, true)), ((1, 1), false, true)],
+        'Q' => vec![((0, 1), true, true), ((1, 1), true, true)],
+        c => vec![letter_base(c).ok_or_else(|| err(s, format!("unknown atom letter '{c}'")))?],
+    };
+    for (base, rides, rangeable) in parts {
+        if range.is_some() && !rangeable {
+            return Err(err(s, format!("atom '{letter}' takes no range")));
+        }
+        let all = symmetric(base);
+        let vectors: Vec<(i8, i8)> = if mods.is_empty() {
+            all
+        } else {
+            let gs = groups(mods, base.0 == 0 || base.1 == 0);
+            all.into_iter().filter(|v| gs.iter().any(|g| g.matches(*v))).collect()
+        };
+        if vectors.is_empty() && letter != 'K' && letter != 'Q' {
+            return Err(err(s, format!("modifiers '{mods}' select no direction of '{letter}'")));
+        }
+        let ride = rides || range.is_some();
+        let range = range.unwrap_or(if rides { 255 } else { 1 });
+        out.push(Simple { vectors, ride, range, mode });
+    }
+    Ok(())
 }
 
 fn unit_lines(frag: &str, arg: &str) -> Result<Vec<(i8, i8)>, BetzaError> {
@@ -301,86 +326,84 @@ fn unit_lines(frag: &str, arg: &str) -> Result<Vec<(i8, i8)>, BetzaError> {
 
 /// Parse a whole move string into atoms.
 pub fn parse(moves: &str) -> Result<Vec<Atom>, BetzaError> {
-    let mut atoms = Vec::new();
     if moves.trim().is_empty() {
         return Err(err(moves, "empty move string"));
     }
+    let mut atoms = Vec::new();
     for tok in moves.split_whitespace() {
-        if let Some((name, arg)) = tok.split_once(':') {
-            match name {
-                "lion2" | "lion3" => {
-                    let len = if name == "lion2" { 2 } else { 3 };
-                    for v in unit_lines(tok, arg)? {
-                        atoms.push(Atom::LionLine { v, len });
-                    }
-                }
-                "dblcap" => {
-                    for v in unit_lines(tok, arg)? {
-                        let second = if v.0 != 0 && v.1 != 0 {
-                            symmetric((1, 1))
-                        } else {
-                            symmetric((0, 1))
-                        };
-                        atoms.push(Atom::DblCap { v, second });
-                    }
-                }
-                "jump" => {
-                    for v in unit_lines(tok, arg)? {
-                        atoms.push(Atom::RangeJump { v });
-                    }
-                }
-                "hook" => {
-                    for v in unit_lines(tok, arg)? {
-                        atoms.push(Atom::Hook { v });
-                    }
-                }
-                "igui" => {
-                    for v in unit_lines(tok, arg)? {
-                        atoms.push(Atom::Igui { v });
-                    }
-                }
-                "skip" => {
-                    for s in parse_betza(arg)? {
-                        if !s.ride {
-                            return Err(err(tok, "skip needs a riding atom (R, B, Q or a range)"));
-                        }
-                        if s.range < 2 {
-                            return Err(err(tok, "skip range must be at least 2"));
-                        }
-                        for v in s.vectors {
-                            atoms.push(Atom::Ride { v, min: 2, max: s.range, mode: s.mode });
-                        }
-                    }
-                }
-                _ => return Err(err(tok, format!("unknown special atom '{name}'"))),
-            }
-            continue;
-        }
-        match tok {
-            "lion" => atoms.push(Atom::Lion),
-            "emperor" => atoms.push(Atom::Emperor),
-            t if t.starts_with("area") => {
-                let k: u8 = t[4..]
-                    .parse()
-                    .ok()
-                    .filter(|&k| (1..=4).contains(&k))
-                    .ok_or_else(|| err(t, "area needs a step count 1..4, e.g. area3"))?;
-                atoms.push(Atom::Area { steps: k });
-            }
-            _ => {
-                for s in parse_betza(tok)? {
-                    for v in s.vectors {
-                        if s.ride {
-                            atoms.push(Atom::Ride { v, min: 1, max: s.range, mode: s.mode });
-                        } else {
-                            atoms.push(Atom::Leap { v, mode: s.mode });
-                        }
-                    }
-                }
-            }
+        match tok.split_once(':') {
+            Some((name, arg)) => special_atoms(tok, name, arg, &mut atoms)?,
+            None => plain_atoms(tok, &mut atoms)?,
         }
     }
     Ok(atoms)
+}
+
+/// The atoms of a named atom with a Betza argument (`lion2:fW`, `skip:B`, ...).
+fn special_atoms(
+    tok: &str,
+    name: &str,
+    arg: &str,
+    atoms: &mut Vec<Atom>,
+) -> Result<(), BetzaError> {
+    if name == "skip" {
+        return skip_atoms(tok, arg, atoms);
+    }
+    let make: fn((i8, i8)) -> Atom = match name {
+        "lion2" => |v| Atom::LionLine { v, len: 2 },
+        "lion3" => |v| Atom::LionLine { v, len: 3 },
+        "dblcap" => |v| {
+            let diagonal = v.0 != 0 && v.1 != 0;
+            Atom::DblCap { v, second: symmetric(if diagonal { (1, 1) } else { (0, 1) }) }
+        },
+        "jump" => |v| Atom::RangeJump { v },
+        "hook" => |v| Atom::Hook { v },
+        "igui" => |v| Atom::Igui { v },
+        _ => return Err(err(tok, format!("unknown special atom '{name}'"))),
+    };
+    atoms.extend(unit_lines(tok, arg)?.into_iter().map(make));
+    Ok(())
+}
+
+/// `skip:<betza>`: rides that start at distance 2.
+fn skip_atoms(tok: &str, arg: &str, atoms: &mut Vec<Atom>) -> Result<(), BetzaError> {
+    for s in parse_betza(arg)? {
+        if !s.ride {
+            return Err(err(tok, "skip needs a riding atom (R, B, Q or a range)"));
+        }
+        if s.range < 2 {
+            return Err(err(tok, "skip range must be at least 2"));
+        }
+        for v in s.vectors {
+            atoms.push(Atom::Ride { v, min: 2, max: s.range, mode: s.mode });
+        }
+    }
+    Ok(())
+}
+
+/// The atoms of a token without a colon: `lion`, `emperor`, `area<k>` or a Betza group.
+fn plain_atoms(tok: &str, atoms: &mut Vec<Atom>) -> Result<(), BetzaError> {
+    match tok {
+        "lion" => atoms.push(Atom::Lion),
+        "emperor" => atoms.push(Atom::Emperor),
+        t if t.starts_with("area") => {
+            let k: u8 = t[4..]
+                .parse()
+                .ok()
+                .filter(|&k| (1..=4).contains(&k))
+                .ok_or_else(|| err(t, "area needs a step count 1..4, e.g. area3"))?;
+            atoms.push(Atom::Area { steps: k });
+        }
+        _ => {
+            for s in parse_betza(tok)? {
+                atoms.extend(s.vectors.into_iter().map(|v| match s.ride {
+                    true => Atom::Ride { v, min: 1, max: s.range, mode: s.mode },
+                    false => Atom::Leap { v, mode: s.mode },
+                }));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

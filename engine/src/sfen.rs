@@ -9,7 +9,7 @@
 
 use crate::error::{EngineError, Result};
 use crate::position::Position;
-use crate::variant::{cell_color, cell_type, piece_cell, Color, StuckRule, Variant, EMPTY};
+use crate::variant::{cell_color, cell_type, piece_cell, Color, StuckRule, TypeId, Variant, EMPTY};
 use std::sync::Arc;
 
 impl Position {
@@ -106,64 +106,16 @@ fn parse_rank(v: &Variant, input: &str, rank: &str, y: usize) -> Result<Vec<(i16
     let mut x: i16 = 0;
     let mut out = Vec::new();
     while i < cs.len() {
-        let c = cs[i];
-        if c.is_ascii_digit() {
-            let mut n = 0u32;
-            while i < cs.len() && cs[i].is_ascii_digit() {
-                n = n * 10 + cs[i].to_digit(10).unwrap_or(0);
-                i += 1;
-                if n > 64 {
-                    return Err(bad("run of empty squares is too long".into()));
-                }
-            }
-            if n == 0 {
-                return Err(bad("empty-square count 0".into()));
-            }
-            x += n as i16;
+        if cs[i].is_ascii_digit() {
+            x += empty_run(&cs, &mut i).map_err(bad)?;
             continue;
         }
-        let promoted = c == '+';
+        let promoted = cs[i] == '+';
         if promoted {
             i += 1;
         }
-        let (code, white) = if i < cs.len() && cs[i] == '{' {
-            let end = cs[i..].iter().position(|&c| c == '}').map(|p| p + i);
-            let Some(end) = end else { return Err(bad("unclosed '{'".into())) };
-            let code: String = cs[i + 1..end].iter().collect();
-            i = end + 1;
-            if code.is_empty() || !code.chars().all(|c| c.is_ascii_alphanumeric()) {
-                return Err(bad(format!("bad piece code {{{code}}}")));
-            }
-            let lower = code.chars().any(|c| c.is_ascii_lowercase());
-            let upper = code.chars().any(|c| c.is_ascii_uppercase());
-            if lower && upper {
-                return Err(bad(format!("piece code {{{code}}} mixes upper and lower case")));
-            }
-            (code, lower)
-        } else if i < cs.len() && cs[i].is_ascii_alphabetic() {
-            let mut code = cs[i].to_string();
-            i += 1;
-            if i < cs.len() && (cs[i] == '\'' || cs[i] == '!') {
-                code.push(cs[i]);
-                i += 1;
-            }
-            let white = code.starts_with(|c: char| c.is_ascii_lowercase());
-            (code, white)
-        } else if i < cs.len() {
-            return Err(bad(format!("unexpected character {:?}", cs[i])));
-        } else {
-            return Err(bad("'+' at the end of the rank".into()));
-        };
-        let t = v
-            .token_type(&code)
-            .ok_or_else(|| bad(format!("unknown piece code {code:?} in {}", v.name)))?;
-        let t = if promoted {
-            v.types[t as usize].promotes_to.ok_or_else(|| {
-                bad(format!("piece {code:?} ({}) cannot be promoted", v.types[t as usize].name))
-            })?
-        } else {
-            t
-        };
+        let (code, white) = piece_code(&cs, &mut i).map_err(bad)?;
+        let t = piece_type(v, &code, promoted).map_err(bad)?;
         if x >= v.files as i16 {
             return Err(bad(format!("more than {} files", v.files)));
         }
@@ -175,6 +127,69 @@ fn parse_rank(v: &Variant, input: &str, rank: &str, y: usize) -> Result<Vec<(i16
         return Err(bad(format!("{x} files instead of {}", v.files)));
     }
     Ok(out)
+}
+
+/// A run of empty squares (`12`) from `cs[*i]` on: its length, 1 to 64.
+fn empty_run(cs: &[char], i: &mut usize) -> std::result::Result<i16, String> {
+    let mut n = 0u32;
+    while *i < cs.len() && cs[*i].is_ascii_digit() {
+        n = n * 10 + cs[*i].to_digit(10).unwrap_or(0);
+        *i += 1;
+        if n > 64 {
+            return Err("run of empty squares is too long".into());
+        }
+    }
+    if n == 0 {
+        return Err("empty-square count 0".into());
+    }
+    Ok(n as i16)
+}
+
+/// A piece code from `cs[*i]` on (`P`, `n'`, `C!`, `{LGN}`) and whether it is White's.
+fn piece_code(cs: &[char], i: &mut usize) -> std::result::Result<(String, bool), String> {
+    match cs.get(*i) {
+        Some('{') => braced_code(cs, i),
+        Some(c) if c.is_ascii_alphabetic() => {
+            let mut code = c.to_string();
+            *i += 1;
+            if let Some(&mark @ ('\'' | '!')) = cs.get(*i) {
+                code.push(mark);
+                *i += 1;
+            }
+            let white = c.is_ascii_lowercase();
+            Ok((code, white))
+        }
+        Some(c) => Err(format!("unexpected character {c:?}")),
+        None => Err("'+' at the end of the rank".into()),
+    }
+}
+
+/// A code in braces (`{LGN}`, `{lgn}`) from the `{` at `cs[*i]`: one case throughout.
+fn braced_code(cs: &[char], i: &mut usize) -> std::result::Result<(String, bool), String> {
+    let end = cs[*i..].iter().position(|&c| c == '}').map(|p| p + *i);
+    let end = end.ok_or("unclosed '{'")?;
+    let code: String = cs[*i + 1..end].iter().collect();
+    *i = end + 1;
+    if code.is_empty() || !code.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Err(format!("bad piece code {{{code}}}"));
+    }
+    let lower = code.chars().any(|c| c.is_ascii_lowercase());
+    let upper = code.chars().any(|c| c.is_ascii_uppercase());
+    if lower && upper {
+        return Err(format!("piece code {{{code}}} mixes upper and lower case"));
+    }
+    Ok((code, lower))
+}
+
+/// The piece type of a code, promoted when the code followed a `+`.
+fn piece_type(v: &Variant, code: &str, promoted: bool) -> std::result::Result<TypeId, String> {
+    let t =
+        v.token_type(code).ok_or_else(|| format!("unknown piece code {code:?} in {}", v.name))?;
+    if !promoted {
+        return Ok(t);
+    }
+    let kind = &v.types[t as usize];
+    kind.promotes_to.ok_or_else(|| format!("piece {code:?} ({}) cannot be promoted", kind.name))
 }
 
 /// Parse and check the board field; returns the pieces as (x, y, cell).

@@ -341,6 +341,27 @@ fn parse_rules(spec: &VariantSpec, errors: &mut Vec<String>) -> Rules {
         &[("royal-unprotected", false), ("any-unprotected", true)],
         errors,
     );
+    check_rule_numbers(spec, promotion, errors);
+    Rules {
+        drops: r.drops,
+        check: r.check,
+        promotion,
+        zone_depth: r.promotion_zone,
+        stuck,
+        lion_trading: r.lion_trading,
+        bare_king: r.bare_king,
+        repetition,
+        repetition_count: r.repetition_count,
+        impasse,
+        emperor_any_protected,
+        promotion_burns: r.promotion_burns,
+    }
+}
+
+/// The numeric and cross-field checks of `rules` (zone depth, repetition count, the royal
+/// that the check rule needs, the lion that lion trading needs).
+fn check_rule_numbers(spec: &VariantSpec, promotion: PromotionRule, errors: &mut Vec<String>) {
+    let r = &spec.rules;
     if promotion != PromotionRule::None
         && promotion != PromotionRule::OnCapture
         && (r.promotion_zone == 0 || r.promotion_zone > spec.ranks / 2)
@@ -359,20 +380,6 @@ fn parse_rules(spec: &VariantSpec, errors: &mut Vec<String>) -> Rules {
     }
     if r.lion_trading && !spec.pieces.iter().any(|p| p.lion) {
         errors.push("rules.lion_trading is on but no piece has lion = true".into());
-    }
-    Rules {
-        drops: r.drops,
-        check: r.check,
-        promotion,
-        zone_depth: r.promotion_zone,
-        stuck,
-        lion_trading: r.lion_trading,
-        bare_king: r.bare_king,
-        repetition,
-        repetition_count: r.repetition_count,
-        impasse,
-        emperor_any_protected,
-        promotion_burns: r.promotion_burns,
     }
 }
 

@@ -40,6 +40,60 @@ fn malformed_sfen_is_rejected_with_a_reason() {
 }
 
 #[test]
+fn a_bad_token_of_a_rank_is_named_with_its_rank() {
+    let chu = |first_rank: &str| format!("{first_rank}/12/12/12/12/12/12/12/12/12/12/11K b - 1");
+    for (rank, want) in [
+        ("k0", "empty-square count 0"),
+        ("k99", "run of empty squares is too long"),
+        ("k10+", "'+' at the end of the rank"),
+        ("k10+1", "unexpected character '1'"),
+        ("k10#", "unexpected character '#'"),
+        ("k{ln", "unclosed '{'"),
+        ("k{}10", "bad piece code {}"),
+        ("k{Ln}10", "mixes upper and lower case"),
+        ("k{zz}10", "unknown piece code \"zz\""),
+        ("12k", "more than 12 files"),
+        ("k12", "13 files instead of 12"),
+        ("k10", "11 files instead of 12"),
+    ] {
+        let msg = sfen_err("chu", &chu(rank));
+        assert!(msg.contains("rank a") && msg.contains(want), "{rank}: {msg}");
+    }
+    // tokens of the same shapes that parse: a braced code, a promoted piece
+    let v = Variant::builtin("chu").unwrap();
+    for rank in ["k{e}10", "k+p10"] {
+        assert!(Position::from_sfen(&v, &chu(rank)).is_ok(), "{rank}");
+    }
+    // HaChu's `C!` for tenjiku's chariot soldier `{CS}`: the same position
+    let v = Variant::builtin("tenjiku").unwrap();
+    let start = Position::start(&v).to_sfen();
+    let hachu = start.replacen("{CS}", "C!", 1);
+    assert_ne!(hachu, start);
+    assert_eq!(Position::from_sfen(&v, &hachu).unwrap().to_sfen(), start);
+}
+
+#[test]
+fn a_bad_move_string_is_named_with_its_fault() {
+    for (moves, want) in [
+        ("fR]", "unknown modifier ']'"),
+        ("[fr", "unclosed '['"),
+        ("[fx]R", "bad direction group [fx]"),
+        ("fs", "modifiers without an atom letter"),
+        ("R0", "bad range"),
+        ("N2", "atom 'N' takes no range"),
+        ("ffF", "select no direction of 'F'"),
+        ("lion2:N", "needs king-step lines"),
+        ("skip:W", "skip needs a riding atom"),
+        ("skip:R1", "skip range must be at least 2"),
+        ("warp:R", "unknown special atom 'warp'"),
+        ("area5", "area needs a step count"),
+    ] {
+        let msg = shogilab_engine::betza::parse(moves).unwrap_err().to_string();
+        assert!(msg.contains(want), "{moves}: {msg}");
+    }
+}
+
+#[test]
 fn malformed_usi_is_rejected_with_a_reason() {
     let v = Variant::builtin("shogi").unwrap();
     let pos = Position::start(&v);

@@ -77,40 +77,8 @@ pub fn wb_to_usi(v: &Variant, text: &str) -> Result<String, String> {
     let mut promote = false;
     let mut squares: Vec<u16> = Vec::new();
     for (k, leg) in t.split(',').enumerate() {
-        let b = leg.as_bytes();
-        let mut i = 0;
-        let mut leg_sq = Vec::new();
-        while i < b.len() {
-            let c = b[i];
-            if c == b'+' {
-                promote = true;
-                i += 1;
-                continue;
-            }
-            if c == b'=' {
-                i += 1;
-                continue;
-            }
-            if !c.is_ascii_lowercase() {
-                return Err(format!("unexpected {:?} in {text:?}", c as char));
-            }
-            let start = i;
-            i += 1;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i == start + 1 {
-                // a letter without a rank: a piece suffix some engines append; only at the end
-                if i == b.len() && leg_sq.len() >= 2 {
-                    continue;
-                }
-                return Err(format!("expected a square at {:?} in {text:?}", &leg[start..]));
-            }
-            let name = &leg[start..i];
-            leg_sq.push(parse_wb_square(v, name).ok_or_else(|| {
-                format!("{name:?} is not a square of the {}x{} board", v.files, v.ranks)
-            })?);
-        }
+        let (leg_sq, leg_promotes) = leg_squares(v, text, leg)?;
+        promote |= leg_promotes;
         if leg_sq.len() < 2 {
             return Err(format!("leg {} of {text:?} has fewer than two squares", k + 1));
         }
@@ -131,6 +99,42 @@ pub fn wb_to_usi(v: &Variant, text: &str) -> Result<String, String> {
         s.push('+');
     }
     Ok(s)
+}
+
+/// The squares of one leg of a WinBoard move (`h8h6`, `e5e4+`) and whether it promotes; `=`
+/// is skipped, and a letter without a rank at the end (a piece suffix some engines append) too.
+fn leg_squares(v: &Variant, text: &str, leg: &str) -> Result<(Vec<u16>, bool), String> {
+    let b = leg.as_bytes();
+    let mut i = 0;
+    let mut promote = false;
+    let mut leg_sq = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c == b'+' || c == b'=' {
+            promote |= c == b'+';
+            i += 1;
+            continue;
+        }
+        if !c.is_ascii_lowercase() {
+            return Err(format!("unexpected {:?} in {text:?}", c as char));
+        }
+        let start = i;
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start + 1 {
+            if i == b.len() && leg_sq.len() >= 2 {
+                continue;
+            }
+            return Err(format!("expected a square at {:?} in {text:?}", &leg[start..]));
+        }
+        let name = &leg[start..i];
+        leg_sq.push(parse_wb_square(v, name).ok_or_else(|| {
+            format!("{name:?} is not a square of the {}x{} board", v.files, v.ranks)
+        })?);
+    }
+    Ok((leg_sq, promote))
 }
 
 /// Parse a WinBoard move into a legal move of `pos` (position rules; the caller checks the

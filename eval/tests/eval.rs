@@ -182,6 +182,11 @@ fn winboard_moves_round_trip_including_lion_double_moves() {
     assert_eq!(pos.move_to_usi(m), "7g7f7g");
     // HaChu's split form (first leg on its own line ending in ',') parses once joined
     assert_eq!(wb_to_usi(&v, "f6f7,f7g7").unwrap(), wb_to_usi(&v, "f6f7,f7g7,").unwrap());
+    // a promotion mark in any leg promotes the move; `=` and a piece suffix are skipped
+    assert_eq!(wb_to_usi(&v, "f6f7+").unwrap(), "7g7f+");
+    assert_eq!(wb_to_usi(&v, "f6f7+,f7g7").unwrap(), "7g7f6f+");
+    assert_eq!(wb_to_usi(&v, "f6f7=").unwrap(), "7g7f");
+    assert_eq!(wb_to_usi(&v, "f6f7n").unwrap(), "7g7f");
     // a pass
     assert!(parse_wb_move(&pos, "@@@@").unwrap().returns());
     // malformed text is an error, not a panic

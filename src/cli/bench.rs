@@ -59,6 +59,39 @@ fn perft_depth(name: &str) -> u32 {
     }
 }
 
+/// Perft of the start position to `depth`, `repeat` times: the node count and the best time.
+fn perft_best(v: &Arc<Variant>, depth: u32, repeat: usize) -> (u64, f64) {
+    let mut best = f64::MAX;
+    let mut nodes = 0;
+    for _ in 0..repeat {
+        let mut pos = Position::start(v);
+        let mut p = Perft::new(Convention::Distinct);
+        let t0 = Instant::now();
+        nodes = p.count(&mut pos, depth);
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    (nodes, best)
+}
+
+/// `games` uniformly random games from the start (seed 1), capped at `max_plies`: the plies
+/// played and the seconds they took.
+fn random_playouts(v: &Arc<Variant>, games: usize, max_plies: u32) -> (usize, f64) {
+    let mut rng = SmallRng::seed_from_u64(1);
+    let t0 = Instant::now();
+    let mut plies = 0usize;
+    for _ in 0..games {
+        let mut g = Game::new(Position::start(v));
+        g.set_max_plies(max_plies);
+        while !g.status().is_over() {
+            let l = g.legal();
+            let m = l[rng.gen_range(0..l.len())];
+            g.play(m);
+        }
+        plies += g.plies();
+    }
+    (plies, t0.elapsed().as_secs_f64())
+}
+
 pub fn run(a: BenchArgs) -> Result<()> {
     let names: Vec<String> = if a.variants.is_empty() {
         ["shogi", "chu", "tenjiku", "tai"].iter().map(|s| s.to_string()).collect()
@@ -85,29 +118,8 @@ pub fn run(a: BenchArgs) -> Result<()> {
             }
         };
         let depth = perft_depth(&v.name);
-        let mut best = f64::MAX;
-        let mut nodes = 0;
-        for _ in 0..a.repeat.max(1) {
-            let mut pos = Position::start(&v);
-            let mut p = Perft::new(Convention::Distinct);
-            let t0 = Instant::now();
-            nodes = p.count(&mut pos, depth);
-            best = best.min(t0.elapsed().as_secs_f64());
-        }
-        let mut rng = SmallRng::seed_from_u64(1);
-        let t0 = Instant::now();
-        let mut plies = 0usize;
-        for _ in 0..a.games {
-            let mut g = Game::new(Position::start(&v));
-            g.set_max_plies(a.max_plies);
-            while !g.status().is_over() {
-                let l = g.legal();
-                let m = l[rng.gen_range(0..l.len())];
-                g.play(m);
-            }
-            plies += g.plies();
-        }
-        let ps = t0.elapsed().as_secs_f64();
+        let (nodes, best) = perft_best(&v, depth, a.repeat.max(1));
+        let (plies, ps) = random_playouts(&v, a.games, a.max_plies);
         let nps = nodes as f64 / best;
         let pps = plies as f64 / ps;
         let (iplies, isecs) = imbalance_bench(&v, a.imbalance_games);
