@@ -298,42 +298,12 @@ fn generation(
     } else {
         at.model(g).display().to_string()
     };
-    eprintln!("== generation {g}: self-play with {evaluator}");
-    let t0 = Instant::now();
-    let selfplay = run_selfplay(
-        v,
-        &SelfplayJob {
-            out: Store::folder(at.selfplay(g)),
-            games: cfg.games,
-            shard_games: cfg.shard_games,
-            seed: cfg.seed.wrapping_add(g as u64 * 1_000_003),
-            evaluator: evaluator.clone(),
-            generation: g,
-            cfg: cfg.selfplay.clone(),
-            task: None,
-        },
-    )?;
-    if selfplay.games_played > 0 {
-        compute.add(stage_time(g, "selfplay", t0))?;
-    }
+    let selfplay = selfplay_stage(v, cfg, &at, g, &evaluator, compute)?;
     let next = at.model(g + 1);
-    let mut train = None;
-    if !next.exists() {
-        eprintln!("== generation {g}: training {}", next.display());
-        let first = (g + 1).saturating_sub(cfg.train.window);
-        let job = TrainJob {
-            data: (first..=g).map(|k| at.selfplay(k).display().to_string()).collect(),
-            out: next.clone(),
-            init: (g > 0 || from_teacher).then(|| at.model(g)),
-            preset: cfg.preset.clone(),
-            steps: cfg.steps,
-            seed: cfg.seed.wrapping_add(g as u64),
-            cfg: cfg.train.clone(),
-        };
-        let t0 = Instant::now();
-        train = Some(run_train(v, &job)?);
-        compute.add(stage_time(g, "train", t0))?;
-    }
+    let train = match next.exists() {
+        true => None,
+        false => Some(train_stage(v, cfg, &at, g, from_teacher, compute)?),
+    };
     let csvs: Vec<PathBuf> = (1..=g + 1).map(|k| at.model(k).with_extension("csv")).collect();
     loss_chart(&csvs, &run_dir.join("loss.png"))?;
     let eval = (cfg.eval.games > 0).then(|| evaluate(v, cfg, &at, g, &evaluator)).transpose()?;
@@ -347,6 +317,63 @@ fn generation(
         eval,
         anchors,
     })
+}
+
+/// Generation `g`'s self-play games with `evaluator` (those already in its folder are kept);
+/// its time goes to the compute log when it played any.
+fn selfplay_stage(
+    v: &Arc<Variant>,
+    cfg: &PipelineConfig,
+    at: &Layout<'_>,
+    g: u32,
+    evaluator: &str,
+    compute: &ComputeLog,
+) -> Result<SelfplaySummary, PipelineError> {
+    eprintln!("== generation {g}: self-play with {evaluator}");
+    let t0 = Instant::now();
+    let job = SelfplayJob {
+        out: Store::folder(at.selfplay(g)),
+        games: cfg.games,
+        shard_games: cfg.shard_games,
+        seed: cfg.seed.wrapping_add(g as u64 * 1_000_003),
+        evaluator: evaluator.to_string(),
+        generation: g,
+        cfg: cfg.selfplay.clone(),
+        task: None,
+    };
+    let selfplay = run_selfplay(v, &job)?;
+    if selfplay.games_played > 0 {
+        compute.add(stage_time(g, "selfplay", t0))?;
+    }
+    Ok(selfplay)
+}
+
+/// Train generation `g + 1`'s network on the replay window of self-play folders ending at `g`,
+/// from generation `g`'s network (or the teacher's) when there is one.
+fn train_stage(
+    v: &Arc<Variant>,
+    cfg: &PipelineConfig,
+    at: &Layout<'_>,
+    g: u32,
+    from_teacher: bool,
+    compute: &ComputeLog,
+) -> Result<TrainSummary, PipelineError> {
+    let next = at.model(g + 1);
+    eprintln!("== generation {g}: training {}", next.display());
+    let first = (g + 1).saturating_sub(cfg.train.window);
+    let job = TrainJob {
+        data: (first..=g).map(|k| at.selfplay(k).display().to_string()).collect(),
+        out: next,
+        init: (g > 0 || from_teacher).then(|| at.model(g)),
+        preset: cfg.preset.clone(),
+        steps: cfg.steps,
+        seed: cfg.seed.wrapping_add(g as u64),
+        cfg: cfg.train.clone(),
+    };
+    let t0 = Instant::now();
+    let report = run_train(v, &job)?;
+    compute.add(stage_time(g, "train", t0))?;
+    Ok(report)
 }
 
 /// The new network of generation `g` against the previous one (`uniform` for the first),

@@ -5,8 +5,9 @@
 
 use anyhow::Result;
 use clap::Args;
-use rand::{rngs::SmallRng, Rng, SeedableRng};
-use shogilab_engine::{Convention, Game, Perft, Position, Variant};
+use rand::{rngs::SmallRng, SeedableRng};
+use shogilab_cli::engine_cmds::playout::random_game;
+use shogilab_engine::{Convention, Perft, Position, Variant};
 use shogilab_eval::values::imbalance::{play_one, ImbalanceConfig};
 use shogilab_eval::values::searcher::Searcher;
 use shogilab_eval::values::Kinds;
@@ -80,14 +81,7 @@ fn random_playouts(v: &Arc<Variant>, games: usize, max_plies: u32) -> (usize, f6
     let t0 = Instant::now();
     let mut plies = 0usize;
     for _ in 0..games {
-        let mut g = Game::new(Position::start(v));
-        g.set_max_plies(max_plies);
-        while !g.status().is_over() {
-            let l = g.legal();
-            let m = l[rng.gen_range(0..l.len())];
-            g.play(m);
-        }
-        plies += g.plies();
+        plies += random_game(v, &mut rng, max_plies, |_, _| ()).plies();
     }
     (plies, t0.elapsed().as_secs_f64())
 }

@@ -4,9 +4,10 @@ use super::VariantArgs;
 use anyhow::Result;
 use clap::Args;
 use rand::{rngs::SmallRng, Rng, SeedableRng};
-use shogilab_engine::{Game, Position, Status};
+use shogilab_engine::{Game, Move, Position, Status, Variant};
 use shogilab_fsio::write_atomic;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Args)]
@@ -30,6 +31,25 @@ pub struct PlayoutArgs {
     pub json: bool,
 }
 
+/// One uniformly random game from the start of `v`, capped at `max_plies` (0: no cap);
+/// `on_move` sees each position and the move drawn in it before the move is played.
+pub fn random_game(
+    v: &Arc<Variant>,
+    rng: &mut SmallRng,
+    max_plies: u32,
+    mut on_move: impl FnMut(&Position, Move),
+) -> Game {
+    let mut game = Game::new(Position::start(v));
+    game.set_max_plies(max_plies);
+    while !game.status().is_over() {
+        let legal = game.legal();
+        let m = legal[rng.gen_range(0..legal.len())];
+        on_move(game.position(), m);
+        game.play(m);
+    }
+    game
+}
+
 pub fn run(a: PlayoutArgs) -> Result<()> {
     let v = a.variant.load()?;
     let mut rng = SmallRng::seed_from_u64(a.seed);
@@ -39,17 +59,12 @@ pub fn run(a: PlayoutArgs) -> Result<()> {
     let mut total_plies = 0usize;
     let t0 = Instant::now();
     for _ in 0..a.games {
-        let mut game = Game::new(Position::start(&v));
-        game.set_max_plies(a.max_plies);
         let mut moves = Vec::new();
-        while !game.status().is_over() {
-            let legal = game.legal();
-            let m = legal[rng.gen_range(0..legal.len())];
+        let game = random_game(&v, &mut rng, a.max_plies, |pos, m| {
             if a.out.is_some() {
-                moves.push(game.position().move_to_usi(m));
+                moves.push(pos.move_to_usi(m));
             }
-            game.play(m);
-        }
+        });
         total_plies += game.plies();
         let st = game.status();
         let res = match st {
