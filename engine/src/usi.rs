@@ -152,35 +152,43 @@ impl Position {
         out
     }
 
+    /// Why the drop `m` is not legal here.
+    fn illegal_drop_reason(&self, m: Move) -> String {
+        let v = &*self.v;
+        let us = self.side;
+        let sq = |s: u16| v.square_name(s);
+        let t = &v.types[m.drop_type() as usize];
+        let h = t.hand.unwrap_or(0) as usize;
+        if self.hands[us.idx()][h] == 0 {
+            return format!("no {} in hand", t.name);
+        }
+        if self.board[m.to as usize] != EMPTY {
+            return format!("{} is occupied", sq(m.to));
+        }
+        if t.stuck[us.idx()][m.to as usize] {
+            return format!("a {} dropped on {} could never move", t.name, sq(m.to));
+        }
+        if t.nifu && self.nifu_files[us.idx()][v.xy(m.to).0 as usize] > 0 {
+            return format!("nifu: an unpromoted {} already stands on this file", t.name);
+        }
+        let mut p = MoveList::new();
+        self.pseudo_moves(&mut p, Convention::Distinct);
+        if p.contains(&m) && self.in_check() {
+            return "the king is in check and the drop does not parry it".into();
+        }
+        if t.no_drop_mate {
+            return format!("uchifuzume: a {} drop may not give mate", t.name);
+        }
+        "illegal drop".into()
+    }
+
     /// A human-readable reason why `m` is not legal here.
     pub fn illegal_reason(&self, m: Move) -> String {
         let v = &*self.v;
         let us = self.side;
         let sq = |s: u16| v.square_name(s);
         if m.is_drop() {
-            let t = &v.types[m.drop_type() as usize];
-            let h = t.hand.unwrap_or(0) as usize;
-            if self.hands[us.idx()][h] == 0 {
-                return format!("no {} in hand", t.name);
-            }
-            if self.board[m.to as usize] != EMPTY {
-                return format!("{} is occupied", sq(m.to));
-            }
-            if t.stuck[us.idx()][m.to as usize] {
-                return format!("a {} dropped on {} could never move", t.name, sq(m.to));
-            }
-            if t.nifu && self.nifu_files[us.idx()][v.xy(m.to).0 as usize] > 0 {
-                return format!("nifu: an unpromoted {} already stands on this file", t.name);
-            }
-            let mut p = MoveList::new();
-            self.pseudo_moves(&mut p, Convention::Distinct);
-            if p.contains(&m) && self.in_check() {
-                return "the king is in check and the drop does not parry it".into();
-            }
-            if t.no_drop_mate {
-                return format!("uchifuzume: a {} drop may not give mate", t.name);
-            }
-            return "illegal drop".into();
+            return self.illegal_drop_reason(m);
         }
         let c = self.board[m.from as usize];
         if c == EMPTY {

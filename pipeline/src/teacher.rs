@@ -273,16 +273,16 @@ fn progress_bar(len: u64) -> ProgressBar {
     bar
 }
 
-/// Export the log's games shard by shard; complete shards on disk are kept and skipped.
-pub fn run_teacher(v: &Arc<Variant>, job: &TeacherJob) -> Result<TeacherSummary, PipelineError> {
-    check_job(job)?;
-    let all = GameLog::new(&job.log)
-        .read_games()
-        .map_err(|e| PipelineError::BadRecord { path: job.log.clone(), reason: e.to_string() })?;
-    let without_moves = all.iter().filter(|g| g.moves.is_empty()).count() as u64;
+/// The log's games with recorded moves, numbered by their row, up to `max_games`; every start
+/// position must parse.
+fn select_games<'a>(
+    v: &Arc<Variant>,
+    job: &TeacherJob,
+    all: &'a [GameLine],
+) -> Result<Vec<(u64, &'a GameLine)>, PipelineError> {
     let limit = if job.max_games == 0 { u64::MAX } else { job.max_games };
     let games: Vec<(u64, &GameLine)> = (0u64..)
-        .zip(&all)
+        .zip(all)
         .filter(|(_, g)| !g.moves.is_empty())
         .take(limit.min(usize::MAX as u64) as usize)
         .collect();
@@ -296,6 +296,17 @@ pub fn run_teacher(v: &Arc<Variant>, job: &TeacherJob) -> Result<TeacherSummary,
             reason: format!("game {row} (setup {}/{}): start position: {e}", g.setup, g.swap),
         })?;
     }
+    Ok(games)
+}
+
+/// Export the log's games shard by shard; complete shards on disk are kept and skipped.
+pub fn run_teacher(v: &Arc<Variant>, job: &TeacherJob) -> Result<TeacherSummary, PipelineError> {
+    check_job(job)?;
+    let all = GameLog::new(&job.log)
+        .read_games()
+        .map_err(|e| PipelineError::BadRecord { path: job.log.clone(), reason: e.to_string() })?;
+    let without_moves = all.iter().filter(|g| g.moves.is_empty()).count() as u64;
+    let games = select_games(v, job, &all)?;
     let shards: Vec<&[(u64, &GameLine)]> = games.chunks(job.games_per_shard as usize).collect();
     // the first shard is replayed first: its scores fit the value scale
     let first = replay_all(v, job, shards[0])?;
