@@ -300,6 +300,10 @@ fn bench_reports_the_imbalance_engine() {
     assert_eq!(j["imbalance_games"], 2);
     assert!(j["imbalance_plies"].as_u64().is_some_and(|p| p > 0), "{line}");
     assert!(j["imbalance_games_per_hour"].as_f64().is_some_and(|g| g > 0.0), "{line}");
+    // a variant that does not exist is an error before anything is measured
+    let (ok, text) = shogilab(&["bench", "-v", "shogi", "-v", "nosuch", "--games", "1"]);
+    assert!(!ok, "{text}");
+    assert!(text.contains("\"nosuch\"") && !text.contains("perft nodes"), "{text}");
 }
 
 #[test]

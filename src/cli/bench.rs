@@ -3,7 +3,7 @@
 //! same moves) for every built-in variant, printed as a table and as JSON lines. Release builds
 //! only give meaningful numbers.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use rand::{rngs::SmallRng, SeedableRng};
 use shogilab_cli::engine_cmds::playout::random_game;
@@ -16,7 +16,7 @@ use std::time::Instant;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Variants to measure (default: all built-in ones that load).
+    /// Built-in variants to measure (default: all four).
     #[arg(long = "variant", short = 'v')]
     pub variants: Vec<String>,
     /// Random playouts per variant.
@@ -92,6 +92,11 @@ pub fn run(a: BenchArgs) -> Result<()> {
     } else {
         a.variants.clone()
     };
+    // every variant loads before anything is measured: a bad name prints nothing else
+    let variants = names
+        .iter()
+        .map(|name| Variant::builtin(name).with_context(|| format!("bench: variant {name:?}")))
+        .collect::<Result<Vec<_>>>()?;
     println!(
         "{:<10} {:>6} {:>14} {:>9} {:>14} {:>12} {:>13} {:>12}",
         "variant",
@@ -103,14 +108,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         "imbalance g/h",
         "imbalance p/s"
     );
-    for name in names {
-        let v = match Variant::builtin(&name) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("skipping {name}: {e}");
-                continue;
-            }
-        };
+    for v in variants {
         let depth = perft_depth(&v.name);
         let (nodes, best) = perft_best(&v, depth, a.repeat.max(1));
         let (plies, ps) = random_playouts(&v, a.games, a.max_plies);
