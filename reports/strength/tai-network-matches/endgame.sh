@@ -13,6 +13,8 @@
 # 744cec5 (runs/bin-s44a) with ':trade=0.25:approach=3:decisive=200000' (margin 0 only where the
 # side to move leads by 2,000 pawns or more: the only Emperor, the terms everywhere); decisive2 for
 # f3ba7e2 (runs/bin-s44b; the terms only where the lead is decisive) with the same SCREEN.
+# Session 52: TAG trade1-approach20-decisive for f3ba7e2 (runs/bin-s44b) with
+# ':trade=1:approach=20:decisive=200000'.
 set -e
 GAME=$1; PLY=$2; COLOUR=$3; TAG=$4; SCREEN=${5:-}
 M=reports/strength/tai-network-matches
