@@ -165,6 +165,26 @@ pub(super) fn add_options(settings: &mut serde_json::Value, options: &[String]) 
     }
 }
 
+/// Without task options, a folder that holds the task parts of this match gets their merged
+/// record and games (nothing is played); false when it holds none.
+fn merge_parts(
+    out: &Store,
+    settings: &serde_json::Value,
+    variant: &str,
+    json: bool,
+) -> Result<bool> {
+    let Some((record, games)) = match_tasks::merge(out, settings)? else {
+        return Ok(false);
+    };
+    let record = record.with_settings(settings.clone());
+    write_match_files(out, &record, &games, variant)?;
+    println!("{} vs {}: {} (merged task parts)", record.a, record.b, record.summary_line());
+    if json {
+        println!("{}", serde_json::to_value(&record)?);
+    }
+    Ok(true)
+}
+
 pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     let v = a.variant.load()?;
     let out = a.result.out.as_deref().map(Store::open).transpose()?;
@@ -175,13 +195,7 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
         bail!("--task-index needs --out (where the task's part goes) and no --sprt");
     }
     if let (Some(out), None) = (&out, task) {
-        if let Some((record, games)) = match_tasks::merge(out, &settings)? {
-            let record = record.with_settings(settings.clone());
-            write_match_files(out, &record, &games, &v.name)?;
-            println!("{} vs {}: {} (merged task parts)", record.a, record.b, record.summary_line());
-            if a.result.json {
-                println!("{}", serde_json::to_value(&record)?);
-            }
+        if merge_parts(out, &settings, &v.name, a.result.json)? {
             return Ok(());
         }
     }
