@@ -68,6 +68,8 @@ pub struct RootScreen {
     trade: f32,
     /// The approach weight ([`RootScreen::with_approach`]; 0: none).
     approach: f32,
+    /// The hunt weight ([`RootScreen::with_hunt`]; 0: none).
+    hunt: f32,
     /// The same search to depth 1, which finds the moves that hold the material for a screen of
     /// candidates ([`RootScreen::allowed_among`]).
     shallow: AlphaBeta<Material>,
@@ -110,6 +112,7 @@ impl RootScreen {
             decisive: None,
             trade: 0.0,
             approach: 0.0,
+            hunt: 0.0,
             top: None,
         }
     }
@@ -132,6 +135,13 @@ impl RootScreen {
     /// nearer the enemy's nearest royal ([`TradeDown::set_approach`]).
     pub fn with_approach(mut self, cp: f32) -> RootScreen {
         self.approach = cp.max(0.0);
+        self
+    }
+
+    /// The screen's material with each attacked square of the zone of the enemy's last royal
+    /// worth `cp` centipawns ([`TradeDown::set_hunt`]); it counts where the other terms do.
+    pub fn with_hunt(mut self, cp: f32) -> RootScreen {
+        self.hunt = cp.max(0.0);
         self
     }
 
@@ -173,10 +183,11 @@ impl RootScreen {
     fn settle(&mut self, pos: &Position) -> i32 {
         let decisive = self.is_decisive(pos);
         let terms = decisive || self.decisive.is_none();
-        let (trade, approach) = if terms { (self.trade, self.approach) } else { (0.0, 0.0) };
+        let keep = |w: f32| if terms { w } else { 0.0 };
         let evaluation = self.search.evaluation_mut();
-        evaluation.set_weight(trade);
-        evaluation.set_approach(approach);
+        evaluation.set_weight(keep(self.trade));
+        evaluation.set_approach(keep(self.approach));
+        evaluation.set_hunt(keep(self.hunt));
         self.margin_where(decisive)
     }
 
@@ -188,6 +199,11 @@ impl RootScreen {
     /// The approach weight (0: none).
     pub fn approach(&self) -> f32 {
         self.approach
+    }
+
+    /// The hunt weight (0: none).
+    pub fn hunt(&self) -> f32 {
+        self.hunt
     }
 
     /// The policy moves among the candidates, if the screen takes candidates.

@@ -27,6 +27,7 @@
 
 use crate::alphabeta::Material;
 use crate::search::Evaluation;
+use shogilab_engine::attack::Overlay;
 use shogilab_engine::variant::TYPE_MASK;
 use shogilab_engine::{Color, Move, Position};
 use shogilab_selfplay::PieceValues;
@@ -35,6 +36,9 @@ use shogilab_selfplay::PieceValues;
 pub const MAX_TRADE_WEIGHT: f32 = 10.0;
 /// The largest approach weight (centipawns per square per piece) that an agent spec accepts.
 pub const MAX_APPROACH: f32 = 100.0;
+/// The largest hunt weight (centipawns per attacked square of the last royal's zone) that an
+/// agent spec accepts.
+pub const MAX_HUNT: f32 = 10_000.0;
 
 /// [`Material`] with the lead weighted up as material leaves the board.
 pub struct TradeDown {
@@ -46,6 +50,9 @@ pub struct TradeDown {
     /// Centipawns per square that a piece stands nearer the enemy's nearest royal
     /// ([`TradeDown::set_approach`]).
     approach: f32,
+    /// Centipawns per square of the zone of the enemy's last royal that a side attacks
+    /// ([`TradeDown::set_hunt`]).
+    hunt: f32,
 }
 
 impl TradeDown {
@@ -57,6 +64,7 @@ impl TradeDown {
             start_total,
             weight: weight.max(0.0),
             approach: 0.0,
+            hunt: 0.0,
         }
     }
 
@@ -70,6 +78,40 @@ impl TradeDown {
     /// press on the enemy royals, which the material alone never asks for.
     pub fn set_approach(&mut self, cp: f32) {
         self.approach = cp.max(0.0);
+    }
+
+    /// Make each square of the zone of the enemy's last royal (its own square and the eight
+    /// around it) that a side attacks worth `cp` centipawns, a side's count less the other's:
+    /// pieces that bear on the one royal left, not only stand near it. A piece that may capture
+    /// anywhere (tai's Emperor) is left out, since it would attack every square.
+    pub fn set_hunt(&mut self, cp: f32) {
+        self.hunt = cp.max(0.0);
+    }
+
+    /// The squares of the zone of `side`'s opponent's royal, when it has exactly one, that
+    /// `side` attacks (its piece that may capture anywhere left out); 0 otherwise.
+    fn zone_attacks(pos: &Position, side: Color) -> f32 {
+        let mut royals = pos.royal_squares(side.flip());
+        let (Some(royal), None) = (royals.next(), royals.next()) else {
+            return 0.0;
+        };
+        let v = pos.variant();
+        let universal = pos
+            .pieces(side)
+            .iter()
+            .copied()
+            .find(|&s| v.types[(pos.cell(s) & TYPE_MASK) as usize].captures_anywhere());
+        let ov = Overlay { exclude: universal.unwrap_or(0), ..Overlay::NONE };
+        let (x, y) = v.xy(royal);
+        let mut n = 0;
+        for (dx, dy) in (-1..=1).flat_map(|dx| (-1..=1).map(move |dy| (dx, dy))) {
+            let (zx, zy) = (x + dx, y + dy);
+            if zx < 0 || zy < 0 || zx >= i16::from(v.files) || zy >= i16::from(v.ranks) {
+                continue;
+            }
+            n += u32::from(pos.attacked_ov(v.sq(zx, zy), side, &ov));
+        }
+        n as f32
     }
 
     /// Over `side`'s non-royal pieces, the board's span less each one's king distance to the
@@ -120,6 +162,10 @@ impl Evaluation for TradeDown {
         if self.approach > 0.0 {
             let us = pos.side_to_move();
             cp += self.approach * (Self::nearness(pos, us) - Self::nearness(pos, us.flip()));
+        }
+        if self.hunt > 0.0 {
+            let us = pos.side_to_move();
+            cp += self.hunt * (Self::zone_attacks(pos, us) - Self::zone_attacks(pos, us.flip()));
         }
         cp.round() as i32
     }
@@ -223,6 +269,25 @@ mod tests {
         // White, behind by the same rook, keeps the margin
         let white = Position::from_sfen(&v, &ROOK_AHEAD.replace(" b ", " w ")).expect("valid");
         assert_eq!(screen(0.0, 0).margin_at(&white), 50);
+    }
+
+    #[test]
+    fn each_attacked_square_of_the_last_royals_zone_is_worth_the_hunt_weight() {
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let values = PieceValues::mobility(Arc::clone(&v));
+        // Black's rook from 1l to 11l: up file 11 it bears on 11b and 11a, two of the four
+        // squares of the zone of White's king in the corner (12a, 11a, 12b, 11b)
+        let hunting = "k3grg5/12/12/12/5R6/12/12/12/12/12/12/1R2GKG5 b - 1";
+        let eval = |ev: &TradeDown, sfen: &str| {
+            ev.eval(&Position::from_sfen(&v, sfen).expect("a valid SFEN"))
+        };
+        let plain = TradeDown::new(values.clone(), 0.0);
+        assert_eq!(eval(&plain, hunting), eval(&plain, ROOK_AHEAD));
+        let mut hunter = TradeDown::new(values, 0.0);
+        hunter.set_hunt(100.0);
+        assert_eq!(eval(&hunter, hunting) - eval(&hunter, ROOK_AHEAD), 200);
+        let white = |s: &str| s.replace(" b ", " w ");
+        assert_eq!(eval(&hunter, &white(hunting)) - eval(&hunter, &white(ROOK_AHEAD)), -200);
     }
 
     #[test]
