@@ -24,6 +24,12 @@
 //! how near it stands to the enemy's nearest royal (king distance), a side's sum less the
 //! other's: the pieces of a side that leads and trades may still sit at home, as the network's
 //! did in tai, and a prince is taken only by pieces that come near it.
+//!
+//! With a hunt weight ([`TradeDown::set_hunt`]) each square of the zone of the enemy's last
+//! royal (its square and the eight around it) that a side attacks counts, a side's count less
+//! the other's, leaving out a piece that may capture anywhere (it attacks every square): where
+//! exchanges and nearness opened a tai camp without reaching its prince, pieces that bear on the
+//! prince's own squares are what takes it.
 
 use crate::alphabeta::Material;
 use crate::search::Evaluation;
