@@ -14,7 +14,8 @@
 # side to move leads by 2,000 pawns or more: the only Emperor, the terms everywhere); decisive2 for
 # f3ba7e2 (runs/bin-s44b; the terms only where the lead is decisive) with the same SCREEN.
 # Session 52: TAG trade1-approach20-decisive for f3ba7e2 (runs/bin-s44b) with
-# ':trade=1:approach=20:decisive=200000'.
+# ':trade=1:approach=20:decisive=200000'; trade1-approach20-hunt300-decisive for 90b3c2d
+# (runs/bin-s52a, the hunt term) with ':trade=1:approach=20:hunt=300:decisive=200000'.
 set -e
 GAME=$1; PLY=$2; COLOUR=$3; TAG=$4; SCREEN=${5:-}
 M=reports/strength/tai-network-matches
