@@ -277,40 +277,37 @@ mod tests {
         assert_eq!(screen(0.0, 0).margin_at(&white), 50);
     }
 
-    #[test]
-    fn each_attacked_square_of_the_last_royals_zone_is_worth_the_hunt_weight() {
+    /// What moving from [`ROOK_AHEAD`] to `after` gains Black by the plain material and by the
+    /// evaluation that `set` configures, with Black to move and with White to move.
+    fn gains(after: &str, set: impl Fn(&mut TradeDown)) -> (i32, i32, i32) {
         let v = Variant::builtin("chu").expect("chu is built in");
         let values = PieceValues::mobility(Arc::clone(&v));
-        // Black's rook from 1l to 11l: up file 11 it bears on 11b and 11a, two of the four
-        // squares of the zone of White's king in the corner (12a, 11a, 12b, 11b)
-        let hunting = "k3grg5/12/12/12/5R6/12/12/12/12/12/12/1R2GKG5 b - 1";
         let eval = |ev: &TradeDown, sfen: &str| {
             ev.eval(&Position::from_sfen(&v, sfen).expect("a valid SFEN"))
         };
         let plain = TradeDown::new(values.clone(), 0.0);
-        assert_eq!(eval(&plain, hunting), eval(&plain, ROOK_AHEAD));
-        let mut hunter = TradeDown::new(values, 0.0);
-        hunter.set_hunt(100.0);
-        assert_eq!(eval(&hunter, hunting) - eval(&hunter, ROOK_AHEAD), 200);
+        let mut ev = TradeDown::new(values, 0.0);
+        set(&mut ev);
         let white = |s: &str| s.replace(" b ", " w ");
-        assert_eq!(eval(&hunter, &white(hunting)) - eval(&hunter, &white(ROOK_AHEAD)), -200);
+        (
+            eval(&plain, after) - eval(&plain, ROOK_AHEAD),
+            eval(&ev, after) - eval(&ev, ROOK_AHEAD),
+            eval(&ev, &white(after)) - eval(&ev, &white(ROOK_AHEAD)),
+        )
+    }
+
+    #[test]
+    fn each_attacked_square_of_the_last_royals_zone_is_worth_the_hunt_weight() {
+        // Black's rook from 1l to 11l: up file 11 it bears on 11b and 11a, two of the four
+        // squares of the zone of White's king in the corner (12a, 11a, 12b, 11b)
+        let hunting = "k3grg5/12/12/12/5R6/12/12/12/12/12/12/1R2GKG5 b - 1";
+        assert_eq!(gains(hunting, |ev| ev.set_hunt(100.0)), (0, 200, -200));
     }
 
     #[test]
     fn a_piece_nearer_the_enemy_royal_is_worth_the_approach_weight_per_square() {
-        let v = Variant::builtin("chu").expect("chu is built in");
-        let values = PieceValues::mobility(Arc::clone(&v));
         // Black's rook from 7e (5 squares from White's king on 12a) to 10c (2 squares)
         let near = "k3grg5/12/2R9/12/12/12/12/12/12/12/12/4GKG4R b - 1";
-        let eval = |ev: &TradeDown, sfen: &str| {
-            ev.eval(&Position::from_sfen(&v, sfen).expect("a valid SFEN"))
-        };
-        let plain = TradeDown::new(values.clone(), 0.0);
-        assert_eq!(eval(&plain, near), eval(&plain, ROOK_AHEAD));
-        let mut pressing = TradeDown::new(values, 0.0);
-        pressing.set_approach(10.0);
-        assert_eq!(eval(&pressing, near) - eval(&pressing, ROOK_AHEAD), 30);
-        let white = |s: &str| s.replace(" b ", " w ");
-        assert_eq!(eval(&pressing, &white(near)) - eval(&pressing, &white(ROOK_AHEAD)), -30);
+        assert_eq!(gains(near, |ev| ev.set_approach(10.0)), (0, 30, -30));
     }
 }
