@@ -40,15 +40,21 @@ impl Position {
         self.attacked_ov(target, by, &Overlay::NONE)
     }
 
+    /// The square of colour `c`'s piece that may capture anywhere on the board (tai's Emperor),
+    /// if it has one: an attacker of every square, which attack counts usually leave out.
+    pub fn universal_capturer(&self, c: Color) -> Option<u16> {
+        self.plist[c.idx()]
+            .iter()
+            .copied()
+            .find(|&s| self.v.types[cell_type(self.board[s as usize]) as usize].captures_anywhere())
+    }
+
     /// The squares of colour `c`'s pieces that the opponent attacks, leaving out the captures
     /// of a piece that may capture anywhere on the board (tai's Emperor), under which every
     /// piece would count: the pieces under a threat that a move of theirs may answer.
     pub fn threatened(&self, c: Color) -> Vec<u16> {
         let by = c.flip();
-        let universal = self.plist[by.idx()].iter().copied().find(|&s| {
-            self.v.types[cell_type(self.board[s as usize]) as usize].captures_anywhere()
-        });
-        let ov = Overlay { exclude: universal.unwrap_or(0), ..Overlay::NONE };
+        let ov = Overlay { exclude: self.universal_capturer(by).unwrap_or(0), ..Overlay::NONE };
         self.plist[c.idx()].iter().copied().filter(|&s| self.attacked_ov(s, by, &ov)).collect()
     }
 

@@ -102,22 +102,10 @@ impl TradeDown {
             return 0.0;
         };
         let v = pos.variant();
-        let universal = pos
-            .pieces(side)
-            .iter()
-            .copied()
-            .find(|&s| v.types[(pos.cell(s) & TYPE_MASK) as usize].captures_anywhere());
-        let ov = Overlay { exclude: universal.unwrap_or(0), ..Overlay::NONE };
-        let (x, y) = v.xy(royal);
-        let mut n = 0;
-        for (dx, dy) in (-1..=1).flat_map(|dx| (-1..=1).map(move |dy| (dx, dy))) {
-            let (zx, zy) = (x + dx, y + dy);
-            if zx < 0 || zy < 0 || zx >= i16::from(v.files) || zy >= i16::from(v.ranks) {
-                continue;
-            }
-            n += u32::from(pos.attacked_ov(v.sq(zx, zy), side, &ov));
-        }
-        n as f32
+        let ov = Overlay { exclude: pos.universal_capturer(side).unwrap_or(0), ..Overlay::NONE };
+        let around = v.dirs8.iter().map(|&d| i32::from(royal) + i32::from(d));
+        let zone = around.filter(|&s| v.on_board(s)).map(|s| s as u16).chain([royal]);
+        zone.filter(|&s| pos.attacked_ov(s, side, &ov)).count() as f32
     }
 
     /// Over `side`'s non-royal pieces, the board's span less each one's king distance to the
