@@ -9,7 +9,7 @@
 //! treat as empty, and a square whose piece does not count as an attacker.
 
 use crate::position::Position;
-use crate::variant::{cell_color, cell_type, Cell, Color, Special, EMPTY, WALL};
+use crate::variant::{cell_color, cell_type, Cell, Color, Ride, Special, EMPTY, WALL};
 
 /// Hypothetical changes for an attack query.
 #[derive(Clone, Copy, Default)]
@@ -134,95 +134,109 @@ impl Position {
         let v = &*self.v;
         let t = &v.types[cell_type(self.board[from as usize]) as usize];
         let g = &t.gen[by.idx()];
-        let enemy_of_attacker = |c: Cell| c != EMPTY && c != WALL && cell_color(c) != by;
-        for r in &g.rides {
-            if r.min <= 1 || !r.mode.can_capture() {
+        let mut rides = g.rides.iter().filter(|r| r.min > 1 && r.mode.can_capture());
+        if rides.any(|r| self.ride_reaches(from, r, target, ov)) {
+            return true;
+        }
+        g.special.iter().any(|sp| match sp {
+            Special::DblCap { d, second } => {
+                let m = (from as i16 + d) as u16;
+                let c = self.cell_ov(m, ov);
+                let enemy = c != EMPTY && c != WALL && cell_color(c) != by;
+                enemy && second.iter().any(|&d2| (m as i16 + d2) as u16 == target)
+            }
+            Special::RangeJump { d } => self.range_jump_reaches(from, *d, t.jump_rank, target, ov),
+            Special::Area { steps } => self.area_reaches(from, *steps, target, ov),
+            Special::Hook { d, turns } => self.hook_reaches(from, *d, turns, target, ov),
+            Special::Emperor => true,
+            _ => false,
+        })
+    }
+
+    /// Does a ride with a minimum distance (skip slide) from `from` capture on `target`?
+    #[inline]
+    fn ride_reaches(&self, from: u16, r: &Ride, target: u16, ov: &Overlay) -> bool {
+        let mut s = from as i16;
+        for k in 1..=r.max {
+            s += r.d;
+            let c = self.cell_ov(s as u16, ov);
+            if c == WALL {
+                return false;
+            }
+            if k < r.min {
                 continue;
             }
-            let mut s = from as i16;
-            for k in 1..=r.max {
-                s += r.d;
-                let c = self.cell_ov(s as u16, ov);
-                if c == WALL {
-                    break;
-                }
-                if k < r.min {
-                    continue;
-                }
-                if s as u16 == target {
-                    return true;
-                }
-                if c != EMPTY {
-                    break;
-                }
+            if s as u16 == target {
+                return true;
             }
-        }
-        for sp in &g.special {
-            match sp {
-                Special::DblCap { d, second } => {
-                    let m = (from as i16 + d) as u16;
-                    if enemy_of_attacker(self.cell_ov(m, ov))
-                        && second.iter().any(|&d2| (m as i16 + d2) as u16 == target)
-                    {
-                        return true;
-                    }
-                }
-                Special::RangeJump { d } => {
-                    let mut s = from as i16;
-                    loop {
-                        s += d;
-                        let c = self.cell_ov(s as u16, ov);
-                        if c == WALL {
-                            break;
-                        }
-                        if s as u16 == target {
-                            return true;
-                        }
-                        if c != EMPTY && v.types[cell_type(c) as usize].jump_rank >= t.jump_rank {
-                            break;
-                        }
-                    }
-                }
-                Special::Area { steps } if self.area_reaches(from, *steps, target, ov) => {
-                    return true;
-                }
-                Special::Hook { d, turns } => {
-                    let mut e = from as i16;
-                    loop {
-                        e += d;
-                        let c = self.cell_ov(e as u16, ov);
-                        if c == WALL {
-                            break;
-                        }
-                        if e as u16 == target {
-                            return true;
-                        }
-                        if c != EMPTY {
-                            break;
-                        }
-                        for &p in turns {
-                            let mut s = e;
-                            loop {
-                                s += p;
-                                let c2 = self.cell_ov(s as u16, ov);
-                                if c2 == WALL {
-                                    break;
-                                }
-                                if s as u16 == target {
-                                    return true;
-                                }
-                                if c2 != EMPTY {
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                }
-                Special::Emperor => return true,
-                _ => {}
+            if c != EMPTY {
+                return false;
             }
         }
         false
+    }
+
+    /// Does a range jump along `d` by a piece of jump rank `rank` reach `target` (it passes over
+    /// pieces of lower rank)?
+    #[inline]
+    fn range_jump_reaches(&self, from: u16, d: i16, rank: u8, target: u16, ov: &Overlay) -> bool {
+        let mut s = from as i16;
+        loop {
+            s += d;
+            let c = self.cell_ov(s as u16, ov);
+            if c == WALL {
+                return false;
+            }
+            if s as u16 == target {
+                return true;
+            }
+            if c != EMPTY && self.v.types[cell_type(c) as usize].jump_rank >= rank {
+                return false;
+            }
+        }
+    }
+
+    /// Does a slide along `d` from `from`, or one that turns once into a direction of `turns`
+    /// at an empty square of it (the hook mover), end on `target`?
+    #[inline]
+    fn hook_reaches(&self, from: u16, d: i16, turns: &[i16; 2], target: u16, ov: &Overlay) -> bool {
+        let mut e = from as i16;
+        loop {
+            e += d;
+            let c = self.cell_ov(e as u16, ov);
+            if c == WALL {
+                return false;
+            }
+            if e as u16 == target {
+                return true;
+            }
+            if c != EMPTY {
+                return false;
+            }
+            if turns.iter().any(|&p| self.slide_reaches(e, p, target, ov)) {
+                return true;
+            }
+        }
+    }
+
+    /// Does a slide along `d` that starts beyond `from` end on `target` (blocked by the first
+    /// piece, which it may capture)?
+    #[inline]
+    fn slide_reaches(&self, from: i16, d: i16, target: u16, ov: &Overlay) -> bool {
+        let mut s = from;
+        loop {
+            s += d;
+            let c = self.cell_ov(s as u16, ov);
+            if c == WALL {
+                return false;
+            }
+            if s as u16 == target {
+                return true;
+            }
+            if c != EMPTY {
+                return false;
+            }
+        }
     }
 
     /// Can an area move of up to `steps` king steps from `from` end on `target`?

@@ -308,67 +308,12 @@ impl Position {
             hand_gain: [0; 3],
             nhand_gain: 0,
         };
-        let mut new_lion_sq = 0;
-        if m.is_drop() {
-            let t = m.drop_type();
-            let cell = piece_cell(us, t);
-            u.moved = cell;
-            let h = self.v.types[t as usize].hand.unwrap_or(0) as usize;
-            let n = self.hands[us.idx()][h];
-            self.set_hand(us, h, n.saturating_sub(1));
-            self.put(m.to, cell);
+        let new_lion_sq = if m.is_drop() {
+            self.play_drop(m, us, &mut u);
+            0
         } else {
-            let cell = self.board[m.from as usize];
-            u.moved = cell;
-            let mover = cell_type(cell);
-            let mut new_type = if m.promotes() {
-                self.v.types[mover as usize].promotes_to.unwrap_or(mover)
-            } else {
-                mover
-            };
-            let mover_is_lion = self.v.types[mover as usize].lion;
-            let immune = self.v.types[mover as usize].contagion_immune;
-            // Captures on the intermediate stops, then on the destination.
-            let stops = [m.mid[0], m.mid[1], if m.to != m.from { m.to } else { 0 }];
-            for s in stops {
-                if s == 0 || s == m.from {
-                    continue;
-                }
-                let victim = self.board[s as usize];
-                if victim == EMPTY || cell_color(victim) == us {
-                    continue;
-                }
-                let vt = &self.v.types[cell_type(victim) as usize];
-                if vt.lion && !mover_is_lion && self.v.rules.lion_trading {
-                    new_lion_sq = s;
-                }
-                if let (Some(ct), false) = (vt.contagion, immune) {
-                    new_type = ct;
-                }
-                let demoted = vt.demoted;
-                let hand = self.v.types[demoted as usize].hand;
-                let (vc, idx) = self.remove(s);
-                u.removed[u.nremoved as usize] = (s, vc, idx);
-                u.nremoved += 1;
-                if let Some(h) = hand {
-                    let h = h as usize;
-                    let n = self.hands[us.idx()][h];
-                    self.set_hand(us, h, n + 1);
-                    u.hand_gain[u.nhand_gain as usize] = h as u8;
-                    u.nhand_gain += 1;
-                }
-            }
-            let new_cell = piece_cell(us, new_type);
-            if m.to != m.from {
-                self.relocate(m.from, m.to, new_cell);
-            } else if new_cell != cell {
-                // igui with promotion or contagion: the piece changes in place
-                self.transform(m.from, new_cell);
-            }
-            if self.v.any_burner {
-                self.burn(&mut u, m.to, mover, us);
-            }
-        }
+            self.play_board_move(m, us, &mut u)
+        };
         if self.v.rules.lion_trading || self.lion_sq != 0 {
             self.set_lion_sq(new_lion_sq);
         }
@@ -376,6 +321,80 @@ impl Position {
         self.hash ^= self.v.zob_side;
         self.ply += 1;
         u
+    }
+
+    /// A drop of `us`: the piece leaves the hand for the board.
+    #[inline]
+    fn play_drop(&mut self, m: Move, us: Color, u: &mut Undo) {
+        let t = m.drop_type();
+        let cell = piece_cell(us, t);
+        u.moved = cell;
+        let h = self.v.types[t as usize].hand.unwrap_or(0) as usize;
+        let n = self.hands[us.idx()][h];
+        self.set_hand(us, h, n.saturating_sub(1));
+        self.put(m.to, cell);
+    }
+
+    /// A move of `us` on the board: the captures on its stops, the mover's new type
+    /// (promotion, contagion), then the mover placed and any burning. Returns the square of a
+    /// lion taken by a non-lion under the lion-trading rule (0: none).
+    #[inline]
+    fn play_board_move(&mut self, m: Move, us: Color, u: &mut Undo) -> u16 {
+        let cell = self.board[m.from as usize];
+        u.moved = cell;
+        let mover = cell_type(cell);
+        let mt = &self.v.types[mover as usize];
+        let mut new_type = if m.promotes() { mt.promotes_to.unwrap_or(mover) } else { mover };
+        let (mover_is_lion, immune) = (mt.lion, mt.contagion_immune);
+        let mut new_lion_sq = 0;
+        // Captures on the intermediate stops, then on the destination.
+        let stops = [m.mid[0], m.mid[1], if m.to != m.from { m.to } else { 0 }];
+        for s in stops {
+            if s == 0 || s == m.from {
+                continue;
+            }
+            let victim = self.board[s as usize];
+            if victim == EMPTY || cell_color(victim) == us {
+                continue;
+            }
+            let vt = &self.v.types[cell_type(victim) as usize];
+            if vt.lion && !mover_is_lion && self.v.rules.lion_trading {
+                new_lion_sq = s;
+            }
+            if let (Some(ct), false) = (vt.contagion, immune) {
+                new_type = ct;
+            }
+            self.capture(s, us, u);
+        }
+        let new_cell = piece_cell(us, new_type);
+        if m.to != m.from {
+            self.relocate(m.from, m.to, new_cell);
+        } else if new_cell != cell {
+            // igui with promotion or contagion: the piece changes in place
+            self.transform(m.from, new_cell);
+        }
+        if self.v.any_burner {
+            self.burn(u, m.to, mover, us);
+        }
+        new_lion_sq
+    }
+
+    /// `us` takes the piece on `s`: it leaves the board (recorded in `u`) and, where captured
+    /// pieces go to the hand, joins `us`'s hand as its unpromoted kind.
+    #[inline]
+    fn capture(&mut self, s: u16, us: Color, u: &mut Undo) {
+        let demoted = self.v.types[cell_type(self.board[s as usize]) as usize].demoted;
+        let hand = self.v.types[demoted as usize].hand;
+        let (vc, idx) = self.remove(s);
+        u.removed[u.nremoved as usize] = (s, vc, idx);
+        u.nremoved += 1;
+        if let Some(h) = hand {
+            let h = h as usize;
+            let n = self.hands[us.idx()][h];
+            self.set_hand(us, h, n + 1);
+            u.hand_gain[u.nhand_gain as usize] = h as u8;
+            u.nhand_gain += 1;
+        }
     }
 
     /// Fire-demon burning after a move ending on `to` by a piece that was of type `mover`.

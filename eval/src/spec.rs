@@ -479,10 +479,20 @@ fn xboard(
 mod tests {
     use super::*;
 
-    #[test]
-    fn specs() {
+    /// A spec that parses, whatever agent it gives.
+    fn parses(s: &str) -> Result<Box<dyn Agent>, AgentError> {
         let v = Variant::builtin("shogi").unwrap();
-        let none = |_: &str| None;
+        parse_agent_spec(s, &v, 1, &|_: &str| None)
+    }
+
+    /// `s` is refused as a bad spec (not as some other fault).
+    fn assert_refused(s: &str) {
+        let e = parses(s).err().expect(s);
+        assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");
+    }
+
+    #[test]
+    fn accepted_specs() {
         for s in [
             "random",
             "greedy",
@@ -508,19 +518,23 @@ mod tests {
             "mcts:material:screen=2:hunt=200",
             "mcts:material:hunt=50:decisive=2000:screen=8:approach=3",
         ] {
-            assert!(parse_agent_spec(s, &v, 1, &none).is_ok(), "{s}");
+            assert!(parses(s).is_ok(), "{s}");
         }
-        assert_eq!(parse_agent_spec("alphabeta:3", &v, 1, &none).unwrap().name(), "alphabeta:3");
+        assert_eq!(parses("alphabeta:3").unwrap().name(), "alphabeta:3");
+    }
+
+    #[test]
+    fn imbalance_specs_name_themselves_or_are_refused() {
         for s in ["imbalance", "imbalance:1", "imbalance:2:each", "imbalance:each:3"] {
-            assert_eq!(
-                parse_agent_spec(s, &v, 1, &none).map(|a| a.name()).ok().as_deref(),
-                Some(s)
-            );
+            assert_eq!(parses(s).map(|a| a.name()).ok().as_deref(), Some(s));
         }
         for s in ["imbalance:2", "imbalance:0", "imbalance:9:each", "imbalance:x"] {
-            let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
-            assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");
+            assert_refused(s);
         }
+    }
+
+    #[test]
+    fn refused_specs() {
         for s in
             ["rand", "alphabeta:x", "mcts", "mcts:net:4", "usi:", "xboard:/x|foo=1", "random:1"]
                 .into_iter()
@@ -543,16 +557,13 @@ mod tests {
                 .chain(["mcts:material:hunt=100", "mcts:material:screen=2:hunt=-1"])
                 .chain(["mcts:material:screen=2:hunt=20000", "mcts:material:screen=2:hunt=x"])
                 .chain(["mcts:material:screen=2:decisive=1:decisive=2"])
+                .chain(["greedy@", "greedy@nodes=x", "greedy@depth=3", "greedy@nodes=0"])
+                .chain(["rand@nodes=5"])
         {
-            let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
-            assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");
+            assert_refused(s);
         }
-        let e = parse_agent_spec("stockfish", &v, 1, &none).err().unwrap().to_string();
+        let e = parses("stockfish").err().unwrap().to_string();
         assert!(e.contains("unknown agent"), "{e}");
-        for s in ["greedy@", "greedy@nodes=x", "greedy@depth=3", "greedy@nodes=0", "rand@nodes=5"] {
-            let e = parse_agent_spec(s, &v, 1, &none).err().expect(s);
-            assert!(matches!(e, AgentError::Spec { .. }), "{s}: {e}");
-        }
     }
 
     /// An agent that records the limits it was asked to play at.
