@@ -73,6 +73,36 @@ impl Position {
 
     /// Attack query with an overlay.
     pub fn attacked_ov(&self, target: u16, by: Color, ov: &Overlay) -> bool {
+        self.visit_attackers(target, by, ov, |_| true)
+    }
+
+    /// How many pieces of colour `by` could capture on `target` (with an overlay), each counted
+    /// once, up to 32: the protectors of a piece of `by` standing there. A piece behind another
+    /// on the same line (an x-ray) does not count.
+    pub fn attackers_ov(&self, target: u16, by: Color, ov: &Overlay) -> usize {
+        let mut seen = [0u16; 32];
+        let mut n = 0;
+        self.visit_attackers(target, by, ov, |s| {
+            if n < seen.len() && !seen[..n].contains(&s) {
+                seen[n] = s;
+                n += 1;
+            }
+            false
+        });
+        n
+    }
+
+    /// Calls `found` with the square of each piece of colour `by` that could capture on
+    /// `target` (a piece may be reported more than once), until it returns true; returns
+    /// whether it did.
+    #[inline(always)]
+    fn visit_attackers(
+        &self,
+        target: u16,
+        by: Color,
+        ov: &Overlay,
+        mut found: impl FnMut(u16) -> bool,
+    ) -> bool {
         let v = &*self.v;
         let bi = by.idx();
         let by_bit = by.bit();
@@ -92,7 +122,7 @@ impl Position {
                 }
                 if c & by_bit != 0 && s as u16 != ov.exclude {
                     let t = &v.types[cell_type(c) as usize];
-                    if t.cap_range[bi][di] >= k {
+                    if t.cap_range[bi][di] >= k && found(s as u16) {
                         return true;
                     }
                 }
@@ -111,6 +141,7 @@ impl Position {
                 && c & by_bit != 0
                 && s as u16 != ov.exclude
                 && types[cell_type(c) as usize]
+                && found(s as u16)
             {
                 return true;
             }
@@ -121,7 +152,7 @@ impl Position {
                     continue;
                 }
                 let t = &v.types[cell_type(self.board[s as usize]) as usize];
-                if t.complex && self.complex_reaches(s, by, target, ov) {
+                if t.complex && self.complex_reaches(s, by, target, ov) && found(s) {
                     return true;
                 }
             }
@@ -274,6 +305,7 @@ impl Position {
 
 #[cfg(test)]
 mod tests {
+    use super::Overlay;
     use crate::{Color, Position, Variant};
 
     #[test]
@@ -286,6 +318,25 @@ mod tests {
         // the rook attacks the 5c pawn in turn
         let pawn = v.parse_square("5c").expect("a square");
         assert_eq!(pos.threatened(Color::White), [pawn]);
+    }
+
+    #[test]
+    fn protectors_are_counted_once_each() {
+        let v = Variant::builtin("shogi").expect("shogi is built in");
+        let pos = Position::start(&v);
+        let king = v.parse_square("5a").expect("a square");
+        // the two golds beside it; the silvers and the rook do not reach 5a
+        assert_eq!(pos.attackers_ov(king, Color::White, &Overlay::NONE), 2);
+        assert_eq!(pos.attackers_ov(king, Color::Black, &Overlay::NONE), 0);
+        // chu: a lion two squares below a pawn reaches it by its line and by its leap, and
+        // counts once; the gold diagonally below it counts too
+        let v = Variant::builtin("chu").expect("chu is built in");
+        let sfen = "k11/12/12/12/12/5p6/6G5/5N6/12/12/12/11K b - 1";
+        let pos = Position::from_sfen(&v, sfen).expect("a valid SFEN");
+        let pawn = v.parse_square("7f").expect("a square");
+        assert_eq!(pos.attackers_ov(pawn, Color::Black, &Overlay::NONE), 2);
+        let gold = Overlay { exclude: v.parse_square("6g").expect("a square"), ..Overlay::NONE };
+        assert_eq!(pos.attackers_ov(pawn, Color::Black, &gold), 1);
     }
 
     #[test]

@@ -70,6 +70,8 @@ pub struct RootScreen {
     approach: f32,
     /// The hunt weight ([`RootScreen::with_hunt`]; 0: none).
     hunt: f32,
+    /// The guard weight ([`RootScreen::with_guard`]; 0: none).
+    guard: f32,
     /// The same search to depth 1, which finds the moves that hold the material for a screen of
     /// candidates ([`RootScreen::allowed_among`]).
     shallow: AlphaBeta<Material>,
@@ -113,6 +115,7 @@ impl RootScreen {
             trade: 0.0,
             approach: 0.0,
             hunt: 0.0,
+            guard: 0.0,
             top: None,
         }
     }
@@ -142,6 +145,13 @@ impl RootScreen {
     /// worth `cp` centipawns ([`TradeDown::set_hunt`]); it counts where the other terms do.
     pub fn with_hunt(mut self, cp: f32) -> RootScreen {
         self.hunt = cp.max(0.0);
+        self
+    }
+
+    /// The screen's material with each protector of a side's last royal costing that side `cp`
+    /// centipawns ([`TradeDown::set_guard`]); it counts where the other terms do.
+    pub fn with_guard(mut self, cp: f32) -> RootScreen {
+        self.guard = cp.max(0.0);
         self
     }
 
@@ -188,6 +198,7 @@ impl RootScreen {
         evaluation.set_weight(keep(self.trade));
         evaluation.set_approach(keep(self.approach));
         evaluation.set_hunt(keep(self.hunt));
+        evaluation.set_guard(keep(self.guard));
         self.margin_where(decisive)
     }
 
@@ -204,6 +215,11 @@ impl RootScreen {
     /// The hunt weight (0: none).
     pub fn hunt(&self) -> f32 {
         self.hunt
+    }
+
+    /// The guard weight (0: none).
+    pub fn guard(&self) -> f32 {
+        self.guard
     }
 
     /// The policy moves among the candidates, if the screen takes candidates.

@@ -6,7 +6,7 @@
 //! | `greedy` | captures the most valuable piece (mobility piece values), else random |
 //! | `alphabeta[:DEPTH][:noq]` | negamax alpha-beta, depth 2 by default, quiescence unless `noq` |
 //! | `imbalance[:DEPTH][:each]` | the engine of `shogilab values`' imbalance games, depth 1 by default; `each`: a node budget per root move (required from depth 2) |
-//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP][:hunt=CP][:decisive=CP]]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]); `screen=DEPTH`: only the root moves that a material alpha-beta of that depth scores within `margin` centipawns (default 50, the pawn is 100) of its best, in half the move time ([`crate::root_screen`]); `top=K`: the screen searches only the policy's K most probable moves, the captures and the moves of attacked pieces ([`crate::root_screen::candidates`]), and the others are not played; `trade=W`: the screen's material weighs a lead up as pieces leave the board, so that the side ahead prefers even exchanges ([`crate::trade_down`]); `approach=CP`: each non-royal piece worth CP centipawns more per square nearer the enemy's nearest royal; `hunt=CP`: each square of the zone of the enemy's last royal (its square and the eight around it) that a side attacks worth CP centipawns, a piece that may capture anywhere left out; `decisive=CP`: where the side to move leads the screen's material by CP centipawns or more, the margin is 0 (the screen's own best moves, the network breaking ties) and the `trade`, `approach` and `hunt` terms count only there |
+//! | `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP][:hunt=CP][:guard=CP][:decisive=CP]]` | MCTS with `uniform`, `material` (mobility values), `material=TABLE.toml` or a checkpoint, 64 simulations by default (with a move time: as many as the time allows, at most SIMS); `q=SCALE`: each leaf's value corrected by its capture search at that logistic scale in centipawns ([`crate::leaf_quiescence`]); `batch=K`: up to K leaves evaluated together under virtual loss ([`shogilab_selfplay::Search::gather`]); `screen=DEPTH`: only the root moves that a material alpha-beta of that depth scores within `margin` centipawns (default 50, the pawn is 100) of its best, in half the move time ([`crate::root_screen`]); `top=K`: the screen searches only the policy's K most probable moves, the captures and the moves of attacked pieces ([`crate::root_screen::candidates`]), and the others are not played; `trade=W`: the screen's material weighs a lead up as pieces leave the board, so that the side ahead prefers even exchanges ([`crate::trade_down`]); `approach=CP`: each non-royal piece worth CP centipawns more per square nearer the enemy's nearest royal; `hunt=CP`: each square of the zone of the enemy's last royal (its square and the eight around it) that a side attacks worth CP centipawns, a piece that may capture anywhere left out; `guard=CP`: each piece that protects a side's last royal (could capture on its square) costs that side CP centipawns; `decisive=CP`: where the side to move leads the screen's material by CP centipawns or more, the margin is 0 (the screen's own best moves, the network breaking ties) and the `trade`, `approach`, `hunt` and `guard` terms count only there |
 //! | `usi:PATH[\|NAME=VALUE...]` | an external USI engine (`setoption` for each pair) |
 //! | `xboard:PATH[\|sd=N][\|memory=MB]` | an external XBoard engine (HaChu: `/usr/games/hachu`) |
 //!
@@ -35,7 +35,7 @@ use crate::alphabeta::AlphaBetaAgent;
 use crate::leaf_quiescence::QuiescenceCorrected;
 use crate::mcts_agent::{MctsAgent, MAX_LEAF_BATCH, MAX_SIMULATIONS};
 use crate::root_screen::{RootScreen, DEFAULT_MARGIN, MAX_SCREEN_DEPTH, MAX_TOP};
-use crate::trade_down::{MAX_APPROACH, MAX_HUNT, MAX_TRADE_WEIGHT};
+use crate::trade_down::{MAX_APPROACH, MAX_GUARD, MAX_HUNT, MAX_TRADE_WEIGHT};
 use crate::usi_client::{UsiAgent, UsiConfig};
 use crate::values::agent::ImbalanceAgent;
 use crate::values::imbalance::ImbalanceConfig;
@@ -48,7 +48,7 @@ use std::sync::Arc;
 macro_rules! mcts_syntax {
     () => {
         "mcts:EVAL[:SIMS][:q=SCALE][:batch=K]\
-         [:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP][:hunt=CP][:decisive=CP]]"
+         [:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP][:hunt=CP][:guard=CP][:decisive=CP]]"
     };
 }
 
@@ -268,7 +268,7 @@ fn imbalance(
     Ok(Box::new(ImbalanceAgent::new(variant, cfg, seed, spec.to_string())))
 }
 
-/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP][:hunt=CP][:decisive=CP]]`.
+/// `mcts:EVAL[:SIMS][:q=SCALE][:batch=K][:screen=DEPTH[:margin=CP][:top=K][:trade=W][:approach=CP][:hunt=CP][:guard=CP][:decisive=CP]]`.
 fn mcts(
     spec: &str,
     rest: Option<&str>,
@@ -314,10 +314,11 @@ fn root_screen(
             || tail.trade.is_some()
             || tail.approach.is_some()
             || tail.hunt.is_some()
+            || tail.guard.is_some()
             || tail.decisive.is_some();
         if screen_settings {
-            let need = "margin=CP, top=K, trade=W, approach=CP, hunt=CP and decisive=CP need \
-                        screen=DEPTH";
+            let need = "margin=CP, top=K, trade=W, approach=CP, hunt=CP, guard=CP and \
+                        decisive=CP need screen=DEPTH";
             return Err(bad(spec, need));
         }
         return Ok(None);
@@ -335,6 +336,9 @@ fn root_screen(
     if let Some(cp) = tail.hunt {
         screen = screen.with_hunt(cp);
     }
+    if let Some(cp) = tail.guard {
+        screen = screen.with_guard(cp);
+    }
     if let Some(cp) = tail.decisive {
         screen = screen.with_decisive(cp);
     }
@@ -342,7 +346,7 @@ fn root_screen(
 }
 
 /// The `:q=SCALE`, `:batch=K`, `:screen=DEPTH`, `:margin=CP`, `:top=K`, `:trade=W`,
-/// `:approach=CP`, `:hunt=CP` and `:decisive=CP` settings at the end of an MCTS spec.
+/// `:approach=CP`, `:hunt=CP`, `:guard=CP` and `:decisive=CP` settings at the end of an MCTS spec.
 #[derive(Default)]
 struct MctsTail {
     q_scale: Option<f64>,
@@ -353,11 +357,12 @@ struct MctsTail {
     trade: Option<f32>,
     approach: Option<f32>,
     hunt: Option<f32>,
+    guard: Option<f32>,
     decisive: Option<i32>,
 }
 
 /// Split the trailing `q=`, `batch=`, `screen=`, `margin=`, `top=`, `trade=`, `approach=`,
-/// `hunt=` and `decisive=` settings (any order, each at most once) off `rest`.
+/// `hunt=`, `guard=` and `decisive=` settings (any order, each at most once) off `rest`.
 fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), AgentError> {
     let mut tail = MctsTail::default();
     while let Some((head, last)) = rest.rsplit_once(':') {
@@ -397,6 +402,8 @@ fn mcts_tail<'a>(spec: &str, mut rest: &'a str) -> Result<(&'a str, MctsTail), A
                 Some(parse_weight(spec, "screen approach weight approach", k, MAX_APPROACH)?);
         } else if let Some(k) = last.strip_prefix("hunt=").filter(|_| tail.hunt.is_none()) {
             tail.hunt = Some(parse_weight(spec, "screen hunt weight hunt", k, MAX_HUNT)?);
+        } else if let Some(k) = last.strip_prefix("guard=").filter(|_| tail.guard.is_none()) {
+            tail.guard = Some(parse_weight(spec, "screen guard weight guard", k, MAX_GUARD)?);
         } else {
             break;
         }
@@ -517,6 +524,8 @@ mod tests {
             "mcts:material:decisive=2000:screen=8:top=16:trade=0.25:approach=3",
             "mcts:material:screen=2:hunt=200",
             "mcts:material:hunt=50:decisive=2000:screen=8:approach=3",
+            "mcts:material:screen=2:guard=100",
+            "mcts:material:guard=50:hunt=300:decisive=2000:screen=8",
         ] {
             assert!(parses(s).is_ok(), "{s}");
         }
@@ -556,6 +565,8 @@ mod tests {
                 .chain(["mcts:material:screen=2:decisive=x"])
                 .chain(["mcts:material:hunt=100", "mcts:material:screen=2:hunt=-1"])
                 .chain(["mcts:material:screen=2:hunt=20000", "mcts:material:screen=2:hunt=x"])
+                .chain(["mcts:material:guard=100", "mcts:material:screen=2:guard=-1"])
+                .chain(["mcts:material:screen=2:guard=20000", "mcts:material:screen=2:guard=x"])
                 .chain(["mcts:material:screen=2:decisive=1:decisive=2"])
                 .chain(["greedy@", "greedy@nodes=x", "greedy@depth=3", "greedy@nodes=0"])
                 .chain(["rand@nodes=5"])

@@ -30,6 +30,12 @@
 //! the other's, leaving out a piece that may capture anywhere (it attacks every square): where
 //! exchanges and nearness opened a tai camp without reaching its prince, pieces that bear on the
 //! prince's own squares are what takes it.
+//!
+//! With a guard weight ([`TradeDown::set_guard`]) each piece that protects a side's last royal
+//! (a piece of that side that could capture on the royal's square) counts against that side:
+//! tai's Emperor may take a royal only where no piece protects it, so the attacker of a prince
+//! gains by every protector it removes, lures away or exchanges, and the last one gone is the
+//! prince taken.
 
 use crate::alphabeta::Material;
 use crate::search::Evaluation;
@@ -45,6 +51,9 @@ pub const MAX_APPROACH: f32 = 100.0;
 /// The largest hunt weight (centipawns per attacked square of the last royal's zone) that an
 /// agent spec accepts.
 pub const MAX_HUNT: f32 = 10_000.0;
+/// The largest guard weight (centipawns per protector of the last royal) that an agent spec
+/// accepts.
+pub const MAX_GUARD: f32 = 10_000.0;
 
 /// [`Material`] with the lead weighted up as material leaves the board.
 pub struct TradeDown {
@@ -59,6 +68,8 @@ pub struct TradeDown {
     /// Centipawns per square of the zone of the enemy's last royal that a side attacks
     /// ([`TradeDown::set_hunt`]).
     hunt: f32,
+    /// Centipawns per piece that protects a side's last royal ([`TradeDown::set_guard`]).
+    guard: f32,
 }
 
 impl TradeDown {
@@ -71,6 +82,7 @@ impl TradeDown {
             weight: weight.max(0.0),
             approach: 0.0,
             hunt: 0.0,
+            guard: 0.0,
         }
     }
 
@@ -94,15 +106,42 @@ impl TradeDown {
         self.hunt = cp.max(0.0);
     }
 
+    /// Make each piece that protects a side's last royal (could capture on its square; a piece
+    /// that may capture anywhere left out) cost that side `cp` centipawns: tai's Emperor takes
+    /// a royal that nothing protects, so each protector removed brings the last royal nearer.
+    pub fn set_guard(&mut self, cp: f32) {
+        self.guard = cp.max(0.0);
+    }
+
+    /// The square of `side`'s royal when it has exactly one.
+    fn last_royal(pos: &Position, side: Color) -> Option<u16> {
+        let mut royals = pos.royal_squares(side);
+        match (royals.next(), royals.next()) {
+            (Some(royal), None) => Some(royal),
+            _ => None,
+        }
+    }
+
+    /// The overlay that leaves out `side`'s piece that may capture anywhere, if it has one.
+    fn without_universal(pos: &Position, side: Color) -> Overlay {
+        Overlay { exclude: pos.universal_capturer(side).unwrap_or(0), ..Overlay::NONE }
+    }
+
+    /// The pieces of `side` that protect its last royal (0 unless it has exactly one).
+    fn royal_guards(pos: &Position, side: Color) -> f32 {
+        Self::last_royal(pos, side).map_or(0.0, |royal| {
+            pos.attackers_ov(royal, side, &Self::without_universal(pos, side)) as f32
+        })
+    }
+
     /// The squares of the zone of `side`'s opponent's royal, when it has exactly one, that
     /// `side` attacks (its piece that may capture anywhere left out); 0 otherwise.
     fn zone_attacks(pos: &Position, side: Color) -> f32 {
-        let mut royals = pos.royal_squares(side.flip());
-        let (Some(royal), None) = (royals.next(), royals.next()) else {
+        let Some(royal) = Self::last_royal(pos, side.flip()) else {
             return 0.0;
         };
         let v = pos.variant();
-        let ov = Overlay { exclude: pos.universal_capturer(side).unwrap_or(0), ..Overlay::NONE };
+        let ov = Self::without_universal(pos, side);
         let around = v.dirs8.iter().map(|&d| i32::from(royal) + i32::from(d));
         let zone = around.filter(|&s| v.on_board(s)).map(|s| s as u16).chain([royal]);
         zone.filter(|&s| pos.attacked_ov(s, side, &ov)).count() as f32
@@ -160,6 +199,10 @@ impl Evaluation for TradeDown {
         if self.hunt > 0.0 {
             let us = pos.side_to_move();
             cp += self.hunt * (Self::zone_attacks(pos, us) - Self::zone_attacks(pos, us.flip()));
+        }
+        if self.guard > 0.0 {
+            let us = pos.side_to_move();
+            cp += self.guard * (Self::royal_guards(pos, us) - Self::royal_guards(pos, us.flip()));
         }
         cp.round() as i32
     }
@@ -290,6 +333,14 @@ mod tests {
         // squares of the zone of White's king in the corner (12a, 11a, 12b, 11b)
         let hunting = "k3grg5/12/12/12/5R6/12/12/12/12/12/12/1R2GKG5 b - 1";
         assert_eq!(gains(hunting, |ev| ev.set_hunt(100.0)), (0, 200, -200));
+    }
+
+    #[test]
+    fn each_protector_of_the_last_royal_costs_its_side_the_guard_weight() {
+        // White's gold from 8a to 11a, beside its king on 12a: one protector (Black's king has
+        // two, its golds, before and after)
+        let guarded = "kg3rg5/12/12/12/5R6/12/12/12/12/12/12/4GKG4R b - 1";
+        assert_eq!(gains(guarded, |ev| ev.set_guard(100.0)), (0, -100, 100));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 # position of one of its drawn games (where it held the only Emperor), against alphabeta:2, both
 # at 1 s a move, the ply cap the rest of the game's 4,000:
 #   BIN=runs/bin-s43b/shogilab-full reports/strength/tai-network-matches/endgame.sh GAME PLY COLOUR TAG [SCREEN]
-# GAME: a match folder here; PLY: the position (a multiple of 1,000); COLOUR: the network's side
+# GAME: a match folder here; PLY: the position (a multiple of 500; of 1,000 until session 53); COLOUR: the network's side
 # in that game (black or white); SCREEN: more settings of the network's screen (e.g.
 # ':trade=0.25'). Writes endgames/GAME-PLY.txt (the position, `replay --sfen-every` of the
 # game) and endgame-TAG-GAME-PLY/. Session 43: TAG trade25 for e457d59 (runs/bin-s43b) with
@@ -15,7 +15,9 @@
 # f3ba7e2 (runs/bin-s44b; the terms only where the lead is decisive) with the same SCREEN.
 # Session 52: TAG trade1-approach20-decisive for f3ba7e2 (runs/bin-s44b) with
 # ':trade=1:approach=20:decisive=200000'; trade1-approach20-hunt300-decisive for 90b3c2d
-# (runs/bin-s52a, the hunt term) with ':trade=1:approach=20:hunt=300:decisive=200000'.
+# (runs/bin-s52a, the hunt term) with ':trade=1:approach=20:hunt=300:decisive=200000'; session 53:
+# the same TAG and SCREEN for 69f272f (runs/bin-s53a; plays as 90b3c2d); trade1-approach20-hunt300-guard300-decisive
+# for the build with the guard term (runs/bin-s53b) with ':trade=1:approach=20:hunt=300:guard=300:decisive=200000'.
 set -e
 GAME=$1; PLY=$2; COLOUR=$3; TAG=$4; SCREEN=${5:-}
 M=reports/strength/tai-network-matches
@@ -23,7 +25,7 @@ BIN=${BIN:-target/release/shogilab-full}
 FRONT=$(dirname "$BIN")/shogilab
 mkdir -p "$M/endgames"
 POS="$M/endgames/$GAME-$PLY.txt"
-"$FRONT" replay -v tai --sfen-every 1000 -f "$M/$GAME/games.txt" \
+"$FRONT" replay -v tai --sfen-every 500 -f "$M/$GAME/games.txt" \
   | awk -v p="$PLY" '$2 == p {print "sfen", $3, $4, $5, $6}' > "$POS"
 test -s "$POS" || { echo "no position at ply $PLY in $M/$GAME" >&2; exit 1; }
 NET="mcts:models/tai.ot:batch=8:screen=8:top=16$SCREEN@movetime=1000"; AB='alphabeta:2@movetime=1000'
