@@ -160,60 +160,54 @@ fn games_table(
     model_id: &str,
 ) -> PolarsResult<DataFrame> {
     let m = games.len();
-    let gid: Vec<String> = games.iter().map(|g| format!("{generation}-{}", g.game_index)).collect();
-    let winner: Vec<&str> = games
-        .iter()
-        .map(|g| match g.status.score_for(Color::Black) {
-            1 => "black",
-            -1 => "white",
-            _ => "draw",
-        })
-        .collect();
-    let would: Vec<&str> = games
-        .iter()
-        .map(|g| match g.would_resign {
-            Some(Color::Black) => "black",
-            Some(Color::White) => "white",
-            None => "",
-        })
-        .collect();
     DataFrame::new(
         m,
         vec![
             col(Series::new("schema_version".into(), vec![SCHEMA_VERSION; m])),
             col(Series::new("variant".into(), vec![variant; m])),
-            col(Series::new("game_id".into(), gid)),
+            col(Series::new(
+                "game_id".into(),
+                per_game(games, |g| format!("{generation}-{}", g.game_index)),
+            )),
             col(Series::new("generation".into(), vec![generation; m])),
-            col(Series::new("seed".into(), games.iter().map(|g| g.seed).collect::<Vec<u64>>())),
-            col(Series::new(
-                "start_sfen".into(),
-                games.iter().map(|g| g.start_sfen.clone()).collect::<Vec<_>>(),
-            )),
-            col(Series::new(
-                "moves".into(),
-                games.iter().map(|g| g.moves.join(" ")).collect::<Vec<_>>(),
-            )),
-            col(Series::new(
-                "plies".into(),
-                games.iter().map(|g| g.moves.len() as u32).collect::<Vec<_>>(),
-            )),
-            col(Series::new(
-                "result".into(),
-                games.iter().map(|g| result_label(&g.status)).collect::<Vec<_>>(),
-            )),
-            col(Series::new("winner".into(), winner)),
+            col(Series::new("seed".into(), per_game(games, |g| g.seed))),
+            col(Series::new("start_sfen".into(), per_game(games, |g| g.start_sfen.clone()))),
+            col(Series::new("moves".into(), per_game(games, |g| g.moves.join(" ")))),
+            col(Series::new("plies".into(), per_game(games, |g| g.moves.len() as u32))),
+            col(Series::new("result".into(), per_game(games, |g| result_label(&g.status)))),
+            col(Series::new("winner".into(), per_game(games, winner_label))),
             col(Series::new(
                 "termination".into(),
-                games.iter().map(|g| termination_label(&g.status)).collect::<Vec<_>>(),
+                per_game(games, |g| termination_label(&g.status)),
             )),
             col(Series::new("model_id".into(), vec![model_id; m])),
-            col(Series::new(
-                "no_resign".into(),
-                games.iter().map(|g| g.no_resign).collect::<Vec<_>>(),
-            )),
-            col(Series::new("would_resign".into(), would)),
+            col(Series::new("no_resign".into(), per_game(games, |g| g.no_resign))),
+            col(Series::new("would_resign".into(), per_game(games, would_resign_label))),
         ],
     )
+}
+
+/// One value per game.
+fn per_game<T>(games: &[GameRecord], f: impl Fn(&GameRecord) -> T) -> Vec<T> {
+    games.iter().map(f).collect()
+}
+
+/// The winner's colour, or "draw".
+fn winner_label(g: &GameRecord) -> &'static str {
+    match g.status.score_for(Color::Black) {
+        1 => "black",
+        -1 => "white",
+        _ => "draw",
+    }
+}
+
+/// The colour that would have resigned in a game played without resignation ("" if none).
+fn would_resign_label(g: &GameRecord) -> &'static str {
+    match g.would_resign {
+        Some(Color::Black) => "black",
+        Some(Color::White) => "white",
+        None => "",
+    }
 }
 
 fn list_series(name: &str, rows: Vec<Series>, inner: DataType) -> PolarsResult<Series> {
