@@ -231,43 +231,33 @@ impl Position {
     /// at an empty square of it (the hook mover), end on `target`?
     #[inline]
     fn hook_reaches(&self, from: u16, d: i16, turns: &[i16; 2], target: u16, ov: &Overlay) -> bool {
-        let mut e = from as i16;
-        loop {
-            e += d;
-            let c = self.cell_ov(e as u16, ov);
-            if c == WALL {
-                return false;
-            }
-            if e as u16 == target {
-                return true;
-            }
-            if c != EMPTY {
-                return false;
-            }
-            if turns.iter().any(|&p| self.slide_reaches(e, p, target, ov)) {
-                return true;
-            }
-        }
+        self.slide(from as i16, d, ov).any(|(s, c)| {
+            s == target
+                || (c == EMPTY
+                    && turns.iter().any(|&p| self.slide_reaches(s as i16, p, target, ov)))
+        })
     }
 
-    /// Does a slide along `d` that starts beyond `from` end on `target` (blocked by the first
-    /// piece, which it may capture)?
+    /// Does a slide along `d` that starts beyond `from` end on `target`?
     #[inline]
     fn slide_reaches(&self, from: i16, d: i16, target: u16, ov: &Overlay) -> bool {
-        let mut s = from;
-        loop {
+        self.slide(from, d, ov).any(|(s, _)| s == target)
+    }
+
+    /// The squares of a slide along `d` beyond `from` with their cells: the empty ones, then
+    /// the first piece met (which it may capture), never the board's edge.
+    #[inline]
+    fn slide(&self, from: i16, d: i16, ov: &Overlay) -> impl Iterator<Item = (u16, Cell)> + '_ {
+        let (ov, mut s, mut blocked) = (*ov, from, false);
+        std::iter::from_fn(move || {
+            if blocked {
+                return None;
+            }
             s += d;
-            let c = self.cell_ov(s as u16, ov);
-            if c == WALL {
-                return false;
-            }
-            if s as u16 == target {
-                return true;
-            }
-            if c != EMPTY {
-                return false;
-            }
-        }
+            let c = self.cell_ov(s as u16, &ov);
+            blocked = c != EMPTY;
+            (c != WALL).then_some((s as u16, c))
+        })
     }
 
     /// Can an area move of up to `steps` king steps from `from` end on `target`?
