@@ -40,13 +40,14 @@ impl Position {
         self.attacked_ov(target, by, &Overlay::NONE)
     }
 
-    /// The square of colour `c`'s piece that may capture anywhere on the board (tai's Emperor),
-    /// if it has one: an attacker of every square, which attack counts usually leave out.
-    pub fn universal_capturer(&self, c: Color) -> Option<u16> {
-        self.plist[c.idx()]
-            .iter()
-            .copied()
-            .find(|&s| self.v.types[cell_type(self.board[s as usize]) as usize].captures_anywhere())
+    /// The overlay that leaves out colour `c`'s piece that may capture anywhere on the board
+    /// (tai's Emperor), if it has one: an attacker of every square, which attack counts usually
+    /// leave out.
+    pub fn without_universal(&self, c: Color) -> Overlay {
+        let universal = self.plist[c.idx()].iter().copied().find(|&s| {
+            self.v.types[cell_type(self.board[s as usize]) as usize].captures_anywhere()
+        });
+        Overlay { exclude: universal.unwrap_or(0), ..Overlay::NONE }
     }
 
     /// The squares of colour `c`'s pieces that the opponent attacks, leaving out the captures
@@ -54,7 +55,7 @@ impl Position {
     /// piece would count: the pieces under a threat that a move of theirs may answer.
     pub fn threatened(&self, c: Color) -> Vec<u16> {
         let by = c.flip();
-        let ov = Overlay { exclude: self.universal_capturer(by).unwrap_or(0), ..Overlay::NONE };
+        let ov = self.without_universal(by);
         self.plist[c.idx()].iter().copied().filter(|&s| self.attacked_ov(s, by, &ov)).collect()
     }
 

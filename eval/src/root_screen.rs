@@ -212,16 +212,6 @@ impl RootScreen {
         self.approach
     }
 
-    /// The hunt weight (0: none).
-    pub fn hunt(&self) -> f32 {
-        self.hunt
-    }
-
-    /// The guard weight (0: none).
-    pub fn guard(&self) -> f32 {
-        self.guard
-    }
-
     /// The policy moves among the candidates, if the screen takes candidates.
     pub fn top(&self) -> Option<usize> {
         self.top

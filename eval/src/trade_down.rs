@@ -39,7 +39,6 @@
 
 use crate::alphabeta::Material;
 use crate::search::Evaluation;
-use shogilab_engine::attack::Overlay;
 use shogilab_engine::variant::TYPE_MASK;
 use shogilab_engine::{Color, Move, Position};
 use shogilab_selfplay::PieceValues;
@@ -122,16 +121,10 @@ impl TradeDown {
         }
     }
 
-    /// The overlay that leaves out `side`'s piece that may capture anywhere, if it has one.
-    fn without_universal(pos: &Position, side: Color) -> Overlay {
-        Overlay { exclude: pos.universal_capturer(side).unwrap_or(0), ..Overlay::NONE }
-    }
-
     /// The pieces of `side` that protect its last royal (0 unless it has exactly one).
     fn royal_guards(pos: &Position, side: Color) -> f32 {
-        Self::last_royal(pos, side).map_or(0.0, |royal| {
-            pos.attackers_ov(royal, side, &Self::without_universal(pos, side)) as f32
-        })
+        Self::last_royal(pos, side)
+            .map_or(0.0, |royal| pos.attackers_ov(royal, side, &pos.without_universal(side)) as f32)
     }
 
     /// The squares of the zone of `side`'s opponent's royal, when it has exactly one, that
@@ -141,7 +134,7 @@ impl TradeDown {
             return 0.0;
         };
         let v = pos.variant();
-        let ov = Self::without_universal(pos, side);
+        let ov = pos.without_universal(side);
         let around = v.dirs8.iter().map(|&d| i32::from(royal) + i32::from(d));
         let zone = around.filter(|&s| v.on_board(s)).map(|s| s as u16).chain([royal]);
         zone.filter(|&s| pos.attacked_ov(s, side, &ov)).count() as f32
@@ -191,19 +184,19 @@ impl Evaluation for TradeDown {
     type Key = f32;
 
     fn eval(&self, pos: &Position) -> i32 {
+        let us = pos.side_to_move();
+        // a term weighted `w`: the side to move's count less the other's (skipped at weight 0)
+        let term = |w: f32, count: fn(&Position, Color) -> f32| {
+            if w > 0.0 {
+                w * (count(pos, us) - count(pos, us.flip()))
+            } else {
+                0.0
+            }
+        };
         let mut cp = self.pawns(pos) * 100.0;
-        if self.approach > 0.0 {
-            let us = pos.side_to_move();
-            cp += self.approach * (Self::nearness(pos, us) - Self::nearness(pos, us.flip()));
-        }
-        if self.hunt > 0.0 {
-            let us = pos.side_to_move();
-            cp += self.hunt * (Self::zone_attacks(pos, us) - Self::zone_attacks(pos, us.flip()));
-        }
-        if self.guard > 0.0 {
-            let us = pos.side_to_move();
-            cp += self.guard * (Self::royal_guards(pos, us) - Self::royal_guards(pos, us.flip()));
-        }
+        cp += term(self.approach, Self::nearness);
+        cp += term(self.hunt, Self::zone_attacks);
+        cp += term(self.guard, Self::royal_guards);
         cp.round() as i32
     }
 
