@@ -4,7 +4,8 @@
 //! a second run with a larger `--games` extends the game log, a SIGTERM stops the games
 //! and keeps them with their session line, and a JSON-lines log of an earlier version converts
 //! into the Parquet log with the same games, sessions and fit; odds games calibrate and
-//! `--unit` rescales; `values-trend` writes its report (citing a log's games) and refuses a config naming a missing table.
+//! `--unit` rescales; an agent engine (`--engine`) plays the games under its spec and its
+//! checkpoint's digest; `values-trend` writes its report (citing a log's games) and refuses a config naming a missing table.
 
 mod common;
 
@@ -178,6 +179,33 @@ fn tiny_run_writes_the_report_and_extends_the_log() {
     // no temporary files left behind
     assert!(files_in(&out).iter().all(|f| !f.ends_with(".tmp")), "{:?}", files_in(&out));
     let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn an_agent_engine_plays_the_games_under_its_spec_and_checkpoint() {
+    let out = tmp("engine");
+    let o = out.to_str().unwrap();
+    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/shogi.ot");
+    let spec = format!("mcts:{}:4", net.display());
+    let mut args = vec!["values", "-v", "shogi", "--out", o, "--max-plies", "30", "--games", "2"];
+    args.extend(["--bootstrap", "20", "--no-positions", "--threads", "1", "--engine", &spec]);
+    let (ok, text) = shogilab(&args);
+    assert!(ok, "{text}");
+    let games = GameLog::of_variant(&out, "shogi").read_games().unwrap();
+    let digest = shogilab_store::cache::sha256_hex(&std::fs::read(&net).unwrap());
+    let id = format!("agent[{spec}|shogi.ot={}]-cap30-rm3p3pr0.6", &digest[..12]);
+    assert_eq!(games.len(), 2);
+    assert!(games.iter().all(|g| g.agent == id && !g.moves.is_empty()), "{:?}", games[0].agent);
+    let md = std::fs::read_to_string(out.join("shogi.md")).unwrap();
+    assert!(md.contains(&format!("the match agent `{spec}` against itself")), "{md}");
+    // the imbalance engine's settings are refused beside an agent engine; so are a spec that
+    // does not parse and one whose checkpoint is missing, before anything is written
+    let _ = std::fs::remove_dir_all(&out);
+    let base = ["values", "-v", "shogi", "--out", o, "--games", "2", "--engine"];
+    let with = |extra: &[&'static str]| [&base[..], extra].concat();
+    refused(&with(&["alphabeta:1", "--depth", "2"]), &out, "--depth");
+    refused(&with(&["mcts:nowhere.ot"]), &out, "nowhere.ot");
+    refused(&with(&["alphabeta:x"]), &out, "--engine \"alphabeta:x\"");
 }
 
 #[cfg(unix)]

@@ -8,8 +8,7 @@ use clap::Args;
 use rand::{rngs::SmallRng, SeedableRng};
 use shogilab_cli::engine_cmds::playout::random_game;
 use shogilab_engine::{Convention, Perft, Position, Variant};
-use shogilab_eval::values::imbalance::{play_one, ImbalanceConfig};
-use shogilab_eval::values::searcher::Searcher;
+use shogilab_eval::values::imbalance::{play_one, ImbalanceConfig, Players};
 use shogilab_eval::values::Kinds;
 use std::sync::Arc;
 use std::time::Instant;
@@ -36,7 +35,7 @@ pub struct BenchArgs {
 }
 
 /// Play the first `games` imbalance games of `v` on this thread: (plies, seconds).
-fn imbalance_bench(v: &Arc<Variant>, games: usize) -> (usize, f64) {
+fn imbalance_bench(v: &Arc<Variant>, games: usize) -> Result<(usize, f64)> {
     let cap = match v.name.as_str() {
         "chu" => 500,
         "tai" => 300,
@@ -44,12 +43,13 @@ fn imbalance_bench(v: &Arc<Variant>, games: usize) -> (usize, f64) {
     };
     let cfg = ImbalanceConfig { max_plies: cap, ..ImbalanceConfig::default() };
     let kinds = Kinds::new(v);
-    let mut searcher = Searcher::new(v, &cfg);
+    let mut players = Players::new(v, &cfg)?;
     let t0 = Instant::now();
-    let plies = (0..games)
-        .map(|i| play_one(v, &kinds, &cfg, &mut searcher, i / 2, (i % 2) as u8).plies as usize)
-        .sum();
-    (plies, t0.elapsed().as_secs_f64())
+    let mut plies = 0;
+    for i in 0..games {
+        plies += play_one(v, &kinds, &cfg, &mut players, i / 2, (i % 2) as u8)?.plies as usize;
+    }
+    Ok((plies, t0.elapsed().as_secs_f64()))
 }
 
 fn perft_depth(name: &str) -> u32 {
@@ -114,7 +114,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         let (plies, ps) = random_playouts(&v, a.games, a.max_plies);
         let nps = nodes as f64 / best;
         let pps = plies as f64 / ps;
-        let (iplies, isecs) = imbalance_bench(&v, a.imbalance_games);
+        let (iplies, isecs) = imbalance_bench(&v, a.imbalance_games)?;
         let per_hour = a.imbalance_games as f64 / isecs.max(1e-9) * 3600.0;
         let iplies_s = iplies as f64 / isecs.max(1e-9);
         println!(

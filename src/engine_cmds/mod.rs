@@ -90,7 +90,7 @@ impl EngineCommand {
             EngineCommand::CheckVariant(a) => check_variant::run(a),
             EngineCommand::Usi(a) => protocol::run_usi(a, networks),
             EngineCommand::Xboard(a) => protocol::run_xboard(a, networks),
-            EngineCommand::Values(a) => values::run(*a, &*networks),
+            EngineCommand::Values(a) => values::run(*a, networks),
         }
     }
 }

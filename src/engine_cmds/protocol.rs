@@ -8,8 +8,7 @@ use clap::Args;
 use shogilab_engine::Variant;
 use shogilab_eval::server::{serve, AgentFactory, UsiServer, XBoardServer};
 use shogilab_eval::{parse_agent_spec, ExtraEvaluators};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 #[derive(Args)]
 pub struct UsiArgs {
@@ -46,13 +45,19 @@ fn factory(spec: String, seed: u64, networks: Arc<dyn Networks>) -> AgentFactory
 /// network), i.e. whether serving it needs libtorch. A spec that does not parse asks for none
 /// (the server reports its fault).
 pub fn spec_needs_network(spec: &str, variant: &Arc<Variant>) -> bool {
-    let asked = AtomicBool::new(false);
-    let probe: ExtraEvaluators<'_> = &|_| {
-        asked.store(true, Ordering::Relaxed);
+    !checkpoint_names(spec, variant).is_empty()
+}
+
+/// The evaluators beyond the built-in ones (networks) that building the agent of `spec` asks
+/// for, by name, in order; none for a spec that does not parse.
+pub fn checkpoint_names(spec: &str, variant: &Arc<Variant>) -> Vec<String> {
+    let asked = Mutex::new(Vec::new());
+    let probe: ExtraEvaluators<'_> = &|name| {
+        asked.lock().unwrap_or_else(|e| e.into_inner()).push(name.to_string());
         None
     };
     let _ = parse_agent_spec(spec, variant, 0, probe);
-    asked.load(Ordering::Relaxed)
+    asked.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 impl UsiArgs {

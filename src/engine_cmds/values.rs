@@ -7,20 +7,24 @@
 //! report files). `--convert-log` converts a JSON-lines log of an earlier version. Every input
 //! is checked before any game is played or any file written.
 
+use super::protocol::checkpoint_names;
 use super::task_args::{TaskArgs, TaskLine};
 use super::{Networks, VariantArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use shogilab_engine::Variant;
-use shogilab_eval::values::imbalance::{GameLine, ImbalanceConfig, ImbalanceError};
+use shogilab_eval::values::imbalance::{
+    AgentEngine, BuildAgent, GameLine, ImbalanceConfig, ImbalanceError,
+};
 use shogilab_eval::values::report::Reference;
 use shogilab_eval::values::study::{
     Datasets, Primary, ProbeInput, Progress, Study, StudyConfig, StudyError, StudyInputs,
 };
 use shogilab_eval::values::{jsonl, texel, Kinds};
+use shogilab_eval::{parse_agent_spec, ExtraError};
 use shogilab_selfplay::{Evaluator, Material, PieceValues, Uniform};
-use shogilab_store::{Store, Task};
+use shogilab_store::{cache, Store, Task};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,6 +66,12 @@ pub struct ValuesArgs {
     /// Imbalance engine: full-width depth before the captures-only search.
     #[arg(long, default_value_t = 1)]
     pub depth: u32,
+    /// Play the imbalance (or odds) games with this match agent against itself instead of
+    /// the imbalance engine: any agent spec with its limits, e.g.
+    /// `mcts:models/chu.ot:batch=8@movetime=100`. The log records the spec and the SHA-256 of
+    /// each checkpoint it loads, and refuses games of another engine.
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["depth", "budget_per_root_move", "advance", "noise"])]
+    pub engine: Option<String>,
     /// Imbalance setups: draw again any setup whose first mover (in either colour order) can
     /// capture the other side's last royal at once (tenjiku: a removed general can leave a king open to a jumping
     /// general); such games measure the start array's geometry, not the material.
@@ -206,7 +216,11 @@ fn load_probe(spec: &str, v: &Arc<Variant>, networks: &dyn Networks) -> Result<P
 }
 
 /// The study's settings from the arguments, each checked.
-fn study_config(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyConfig> {
+fn study_config(
+    a: &ValuesArgs,
+    v: &Arc<Variant>,
+    networks: &Arc<dyn Networks>,
+) -> Result<StudyConfig> {
     if a.bootstrap < 20 {
         bail!("--bootstrap {}: use at least 20 resamples", a.bootstrap);
     }
@@ -235,6 +249,7 @@ fn study_config(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyConfig> {
         royal_drop: a.royal_drop,
         odds: a.odds.clone(),
         seed: a.seed,
+        agent: a.engine.as_deref().map(|s| agent_engine(s, v, networks)).transpose()?,
         ..ImbalanceConfig::default()
     };
     let command = std::env::args()
@@ -261,6 +276,34 @@ fn study_config(a: &ValuesArgs, v: &Arc<Variant>) -> Result<StudyConfig> {
         probe_positions: a.probe_positions,
         command: format!("shogilab {command}"),
     })
+}
+
+/// The agent of `--engine`, built once here so that a bad spec fails before any game, with
+/// the digests of the checkpoints it loads (each checked against the variant).
+fn agent_engine(spec: &str, v: &Arc<Variant>, networks: &Arc<dyn Networks>) -> Result<AgentEngine> {
+    let (owned, variant, nets) = (spec.to_string(), Arc::clone(v), Arc::clone(networks));
+    let build: Arc<BuildAgent> = Arc::new(move |seed| {
+        let load = |name: &str| {
+            name.ends_with(".ot").then(|| nets.load(name, &variant).map_err(ExtraError::from))
+        };
+        parse_agent_spec(&owned, &variant, seed, &load)
+    });
+    build(0).with_context(|| format!("--engine {spec:?}"))?;
+    let fingerprint = checkpoint_names(spec, v)
+        .iter()
+        .map(|name| checkpoint_digest(name))
+        .collect::<Result<Vec<_>>>()?
+        .join(",");
+    Ok(AgentEngine { spec: spec.to_string(), fingerprint, build })
+}
+
+/// `NAME=DIGEST` for a checkpoint an agent spec loads: the file's name and the first 12 hex
+/// digits of its SHA-256 (a URL is fetched into the cache first).
+fn checkpoint_digest(name: &str) -> Result<String> {
+    let local = cache::fetch(name, "json").with_context(|| format!("--engine: {name}"))?;
+    let bytes = std::fs::read(&local).with_context(|| format!("--engine: reading {name}"))?;
+    let file = Path::new(name).file_name().map_or(name.into(), |f| f.to_string_lossy());
+    Ok(format!("{file}={}", &cache::sha256_hex(&bytes)[..12]))
 }
 
 /// Every input, read before any game is played: reference, datasets, evaluator.
@@ -397,19 +440,24 @@ fn convert(path: &Path) -> Result<()> {
 }
 
 impl ValuesArgs {
-    /// Whether the command probes a network (a checkpoint), and so needs libtorch.
+    /// Whether the command probes a network (a checkpoint) or plays with one, and so needs
+    /// libtorch.
     pub fn needs_network(&self) -> bool {
-        self.probe.as_deref().is_some_and(|p| p.ends_with(".ot"))
+        let engine = || {
+            let spec = self.engine.as_deref()?;
+            Some(!checkpoint_names(spec, &self.variant.load().ok()?).is_empty())
+        };
+        self.probe.as_deref().is_some_and(|p| p.ends_with(".ot")) || engine().unwrap_or(false)
     }
 }
 
-pub fn run(a: ValuesArgs, networks: &dyn Networks) -> Result<()> {
+pub fn run(a: ValuesArgs, networks: Arc<dyn Networks>) -> Result<()> {
     if let Some(path) = &a.convert_log {
         return convert(path);
     }
     let v = a.variant.load()?;
-    let cfg = study_config(&a, &v)?;
-    let inputs = study_inputs(&a, &v, networks)?;
+    let cfg = study_config(&a, &v, &networks)?;
+    let inputs = study_inputs(&a, &v, &*networks)?;
     let mut study = Study::open(cfg, inputs).map_err(|e| match e {
         StudyError::Imbalance(e @ ImbalanceError::SharedRootBudget { .. }) => {
             anyhow!("--depth {}: {e}: add --budget-per-root-move", a.depth)

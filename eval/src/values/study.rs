@@ -48,6 +48,24 @@ pub enum StudyError {
     Output(#[from] OutputError),
 }
 
+/// The engine of the imbalance games, in the report's words.
+fn engine_description(cfg: &ImbalanceConfig) -> String {
+    match &cfg.agent {
+        Some(a) => format!(
+            "engine `{}`: the match agent `{}` against itself, one instance per side, at the limits its spec gives (the checkpoints it loads named by their SHA-256 digests)",
+            cfg.engine_id(),
+            a.spec
+        ),
+        None => format!(
+            "engine `{}`: alpha-beta depth {} + captures-only quiescence, material from mobility-derived values (`PieceValues::mobility`, not the GCSA table), +{} cp per rank advanced, ±{} cp root jitter, repeated positions penalised",
+            cfg.engine_id(),
+            cfg.depth,
+            cfg.advance_cp,
+            cfg.noise_cp
+        ),
+    }
+}
+
 /// The order of the methods in the report; the primary column takes each kind from the first
 /// method that measured it.
 #[derive(Debug, Clone, PartialEq)]
@@ -362,8 +380,8 @@ impl Study {
             )
         });
         let desc = format!(
-            "engine-vs-itself games from the start array with random pieces removed or promoted in place, each setup also mirrored with colours swapped (setup rules and games: {}{dropped}); engine `{}`: alpha-beta depth {} + captures-only quiescence, material from mobility-derived values (`PieceValues::mobility`, not the GCSA table), +{} cp per rank advanced, ±{} cp root jitter, repeated positions penalised; draw at {} plies, no adjudication; logistic regression of Black's score (draw 0.5) on per-kind count differences with a first-move intercept, ridge 1e-3, bootstrap over setups",
-            imbalance::setup_summary(games), cfg.engine_id(), cfg.depth, cfg.advance_cp, cfg.noise_cp, cfg.max_plies
+            "engine-vs-itself games from the start array with random pieces removed or promoted in place, each setup also mirrored with colours swapped (setup rules and games: {}{dropped}); {}; draw at {} plies, no adjudication; logistic regression of Black's score (draw 0.5) on per-kind count differences with a first-move intercept, ridge 1e-3, bootstrap over setups",
+            imbalance::setup_summary(games), engine_description(cfg), cfg.max_plies
         );
         let mut out = vec![imbalance::fit(&self.kinds, games, n, seed, desc)?];
         if !self.cfg.fit_positions {

@@ -21,10 +21,12 @@ use std::sync::Arc;
 
 mod fit;
 mod play;
+mod players;
 mod setup;
 
 pub use fit::{design, fit, fit_positions, position_design};
 pub use play::{play_one, run_games, run_task, RunPlan, TaskOutcome};
+pub use players::{AgentEngine, BuildAgent, Players};
 pub use setup::{drop_won_setups, make_setup, wins_at_once};
 pub(in crate::values) use setup::{setup_pair, start_pieces};
 
@@ -69,6 +71,20 @@ pub enum ImbalanceError {
     TaskCount { url: String, found: u32, asked: u32 },
     #[error("{task}: stopped after {played} of its {of} games; nothing stored (the task plays them again when rerun)")]
     TaskStopped { task: Task, played: usize, of: usize },
+    /// The agent engine could not be built.
+    #[error("--engine {spec:?}: {source}")]
+    Agent {
+        spec: String,
+        #[source]
+        source: crate::agent::AgentError,
+    },
+    /// An agent engine lost a game by forfeit (an agent error, an illegal move): the game is
+    /// not logged, since it measures the agent's failure, not the material.
+    #[error("game {setup}/{swap}: the engine forfeited ({why}); the games before it are kept")]
+    Forfeit { setup: usize, swap: u8, why: String },
+    /// An agent spec that the log's game ids cannot hold.
+    #[error("--engine {spec:?}: contains {part:?}, which the log's game ids reserve for the setup rules")]
+    AgentSpecId { spec: String, part: String },
     #[error(transparent)]
     Log(#[from] LogError),
 }
@@ -112,6 +128,10 @@ pub struct ImbalanceConfig {
     /// general across the board): such games measure the start array's geometry, not the
     /// material.
     pub safe_royals: bool,
+    /// Any match agent plays the games instead of the imbalance engine (`--engine SPEC`): the
+    /// engine settings above (depth, budget, jitter, repeat penalty, advance bonus) are then
+    /// unused; the ply cap and the setup rules apply.
+    pub agent: Option<AgentEngine>,
     /// Odds games instead of random imbalances: every setup is the start array less one
     /// piece of this kind (English name, e.g. `pawn`, `gold general`) on one side, drawn at
     /// random among that side's pieces of the kind ([`super::odds`]). The setup fields above
@@ -148,6 +168,7 @@ impl Default for ImbalanceConfig {
             min_promotions: 0,
             royal_drop: 0.5,
             safe_royals: false,
+            agent: None,
             odds: None,
             seed: 1,
         }
@@ -164,6 +185,9 @@ impl ImbalanceConfig {
     /// The engine alone: a log only pools games of one engine (setup rules may differ, since
     /// the regression does not depend on how the imbalances were drawn).
     pub fn engine_id(&self) -> String {
+        if let Some(a) = &self.agent {
+            return format!("{}-cap{}", a.id(), self.max_plies);
+        }
         format!(
             "ab{}q-mobility-adv{}-noise{}-rep{}-nodes{}{}-cap{}",
             self.depth,
@@ -179,6 +203,14 @@ impl ImbalanceConfig {
     /// The engine settings that make no sense: depth 2 or more with one node budget shared by
     /// all the root moves (see [`Self::root_budget`]).
     pub fn check(&self) -> Result<(), ImbalanceError> {
+        if let Some(a) = &self.agent {
+            let spec = &a.spec;
+            let marks = ["-rm".to_string(), format!("-{}", odds::RULES_PREFIX)];
+            if let Some(part) = marks.into_iter().find(|p| spec.contains(p.as_str())) {
+                return Err(ImbalanceError::AgentSpecId { spec: spec.clone(), part });
+            }
+            return Ok(());
+        }
         if self.depth >= 2 && !self.root_budget {
             return Err(ImbalanceError::SharedRootBudget { depth: self.depth });
         }

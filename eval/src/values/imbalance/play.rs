@@ -1,13 +1,11 @@
 //! Playing the imbalance games: one game of a setup, the games still missing from a log played
 //! on threads and appended in parts, and one task's share of a split job stored whole.
 
+use super::players::{self, Players};
 use super::{check_engine, make_setup, GameLine, ImbalanceConfig, ImbalanceError};
 use crate::values::log::{GameLog, LogError};
-use crate::values::searcher::Searcher;
 use crate::values::Kinds;
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
-use shogilab_engine::{Color, Game, Variant};
+use shogilab_engine::{Color, Variant};
 use shogilab_selfplay::worker::game_seed as mix;
 use shogilab_store::Task;
 use std::collections::{BTreeMap, HashSet};
@@ -20,10 +18,10 @@ pub fn play_one(
     v: &Arc<Variant>,
     kinds: &Kinds,
     cfg: &ImbalanceConfig,
-    searcher: &mut Searcher,
+    players: &mut Players,
     setup: usize,
     swap: u8,
-) -> GameLine {
+) -> Result<GameLine, ImbalanceError> {
     let t0 = Instant::now();
     let pos = make_setup(v, kinds, cfg, setup)[swap as usize & 1].clone();
     let sfen = pos.to_sfen();
@@ -36,40 +34,20 @@ pub fn play_one(
         .map(|(n, x)| (n.clone(), *x as i32))
         .collect();
     let seed = mix(cfg.seed ^ 0x6761_6d65 ^ cfg.setup_salt(), (setup as u64) * 2 + swap as u64);
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut game = Game::new(pos);
-    if cfg.max_plies > 0 {
-        game.set_max_plies(cfg.max_plies);
-    }
-    let mut seen: HashSet<u64> = HashSet::new();
-    seen.insert(game.position().hash());
-    let mut moves = String::new();
-    while !game.status().is_over() {
-        let Some(m) = searcher.choose(&game, &seen, cfg.noise_cp, cfg.repeat_penalty_cp, &mut rng)
-        else {
-            break;
-        };
-        if !moves.is_empty() {
-            moves.push(' ');
-        }
-        moves.push_str(&game.position().move_to_usi(m));
-        game.play(m);
-        seen.insert(game.position().hash());
-    }
-    let status = game.status();
-    GameLine {
+    let game = players::play(players, cfg, pos, (setup, swap, seed))?;
+    Ok(GameLine {
         setup,
         swap,
         agent: cfg.agent_id(),
         seed,
         sfen,
         diff,
-        result: (status.score_for(Color::Black) as f64 + 1.0) / 2.0,
-        plies: game.plies() as u32,
-        termination: status.termination().map_or("none", |t| t.as_str()).to_string(),
+        result: (game.status.score_for(Color::Black) as f64 + 1.0) / 2.0,
+        plies: game.plies,
+        termination: game.status.termination().map_or("none", |t| t.as_str()).to_string(),
         ms: t0.elapsed().as_millis() as u64,
-        moves,
-    }
+        moves: game.moves,
+    })
 }
 
 /// How many games to play, on how many threads, and how many games go to one part of the log.
@@ -100,7 +78,8 @@ fn jobs_for(games: &[GameLine], agent: &str, target: usize) -> Vec<(usize, u8)> 
 
 /// Play `jobs` on `threads` threads; `take` sees each game as it finishes and returns false
 /// to start no new game (the games in flight still finish and are seen). `stop` is checked
-/// before each game.
+/// before each game. A player that cannot be built or a game that fails (an agent's forfeit)
+/// starts no new game either, and is the error returned once the games in flight are seen.
 fn play_jobs(
     v: &Arc<Variant>,
     cfg: &ImbalanceConfig,
@@ -108,21 +87,24 @@ fn play_jobs(
     threads: usize,
     stop: &(dyn Fn() -> bool + Sync),
     take: &mut dyn FnMut(GameLine) -> bool,
-) {
+) -> Result<(), ImbalanceError> {
     let kinds = Kinds::new(v);
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<GameLine>();
+    let (tx, rx) = mpsc::channel::<Result<GameLine, ImbalanceError>>();
+    let mut failed = None;
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             let tx = tx.clone();
             let (next, kinds) = (&next, &kinds);
             scope.spawn(move || {
-                let mut searcher = Searcher::new(v, cfg);
+                let mut players = match Players::new(v, cfg) {
+                    Ok(p) => p,
+                    Err(e) => return drop(tx.send(Err(e))),
+                };
                 while !stop() {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(setup, swap)) = jobs.get(i) else { break };
-                    let g = play_one(v, kinds, cfg, &mut searcher, setup, swap);
-                    if tx.send(g).is_err() {
+                    if tx.send(play_one(v, kinds, cfg, &mut players, setup, swap)).is_err() {
                         break;
                     }
                 }
@@ -130,11 +112,19 @@ fn play_jobs(
         }
         drop(tx);
         for g in rx {
-            if !take(g) {
+            let go_on = match g {
+                Ok(g) => take(g),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    false
+                }
+            };
+            if !go_on {
                 next.store(usize::MAX / 2, Ordering::Relaxed);
             }
         }
     });
+    failed.map_or(Ok(()), Err)
 }
 
 /// Play games until the log holds `plan.target` games of these setup rules (setups
@@ -155,7 +145,7 @@ pub fn run_games(
     let jobs = jobs_for(&games, &cfg.agent_id(), plan.target);
     let mut written = games.len();
     let mut write_err: Option<LogError> = None;
-    play_jobs(v, cfg, &jobs, plan.threads, stop, &mut |g| {
+    let played = play_jobs(v, cfg, &jobs, plan.threads, stop, &mut |g| {
         on_game(&g, games.len() + 1);
         games.push(g);
         if write_err.is_none() && games.len() - written >= plan.part_games.max(1) {
@@ -168,7 +158,9 @@ pub fn run_games(
     if let Some(e) = write_err {
         return Err(e.into());
     }
+    // the games played before a failed game are kept
     log.append_games(&games[written..])?;
+    played?;
     Ok(games)
 }
 
@@ -227,7 +219,7 @@ pub fn run_task(
         on_game(&g, games.len() + 1);
         games.push(g);
         true
-    });
+    })?;
     if games.len() < jobs.len() {
         return Err(ImbalanceError::TaskStopped { task, played: games.len(), of: jobs.len() });
     }

@@ -2,10 +2,11 @@
 //! committed logs.
 
 use super::*;
-use crate::values::searcher::Searcher;
+use crate::agent::{Agent, AgentError, Choice, GreedyAgent, Limits};
 use crate::values::Kinds;
 use shogilab_engine::variant::TYPE_MASK;
-use shogilab_engine::{Color, MoveList};
+use shogilab_engine::{Color, Game, MoveList};
+use shogilab_selfplay::PieceValues;
 use std::path::Path;
 
 /// The committed log of a variant (reports/piece-values/games/<name>/).
@@ -102,13 +103,13 @@ fn a_game_finishes_and_round_trips_through_json() {
     let v = Variant::builtin("shogi").unwrap();
     let kinds = Kinds::new(&v);
     let cfg = ImbalanceConfig { max_plies: 60, node_budget: 5_000, ..Default::default() };
-    let mut s = Searcher::new(&v, &cfg);
-    let g = play_one(&v, &kinds, &cfg, &mut s, 3, 1);
+    let mut s = Players::new(&v, &cfg).unwrap();
+    let g = play_one(&v, &kinds, &cfg, &mut s, 3, 1).unwrap();
     assert!(g.plies <= 60 && g.plies > 0);
     let line = serde_json::to_string(&g).unwrap();
     let back: GameLine = serde_json::from_str(&line).unwrap();
     assert_eq!(back.sfen, g.sfen);
-    let g2 = play_one(&v, &kinds, &cfg, &mut s, 3, 1);
+    let g2 = play_one(&v, &kinds, &cfg, &mut s, 3, 1).unwrap();
     assert_eq!(g2.result, g.result);
     assert_eq!(g2.plies, g.plies);
 }
@@ -147,9 +148,9 @@ fn committed_games_replay_move_for_move() {
         }
         let v = Variant::builtin(name).unwrap();
         let kinds = Kinds::new(&v);
-        let mut searcher = Searcher::new(&v, &cfg);
+        let mut players = Players::new(&v, &cfg).unwrap();
         for g in pick {
-            let again = play_one(&v, &kinds, &cfg, &mut searcher, g.setup, g.swap);
+            let again = play_one(&v, &kinds, &cfg, &mut players, g.setup, g.swap).unwrap();
             assert_eq!(again.sfen, g.sfen, "{name} setup {} swap {}", g.setup, g.swap);
             assert_eq!(again.moves, g.moves, "{name} setup {} swap {}", g.setup, g.swap);
             assert_eq!((again.result, again.plies), (g.result, g.plies));
@@ -211,5 +212,91 @@ fn one_log_pools_setup_rules_of_one_engine_and_refuses_another_engine() {
     let err =
         run_games(&v, &other, &log, plan(8, 1), &|| false, &mut |_, _| {}).unwrap_err().to_string();
     assert!(err.contains("holds games of engine") && err.contains("cap40"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `spec` as an agent engine that builds `make(seed)`.
+fn agent_engine(
+    spec: &str,
+    make: impl Fn(u64) -> Box<dyn Agent> + Send + Sync + 'static,
+) -> AgentEngine {
+    AgentEngine {
+        spec: spec.into(),
+        fingerprint: String::new(),
+        build: Arc::new(move |s| Ok(make(s))),
+    }
+}
+
+fn greedy(v: &Arc<Variant>) -> AgentEngine {
+    let v = Arc::clone(v);
+    agent_engine("greedy", move |seed| {
+        let values = PieceValues::mobility(Arc::clone(&v));
+        Box::new(GreedyAgent::new(values, seed))
+    })
+}
+
+#[test]
+fn an_agent_engine_plays_the_setups_under_its_own_id() {
+    let v = Variant::builtin("shogi").unwrap();
+    let kinds = Kinds::new(&v);
+    let dir = std::env::temp_dir().join(format!("shogilab-agent-engine-{}", std::process::id()));
+    let log = GameLog::new(dir.join("shogi"));
+    let cfg = ImbalanceConfig { max_plies: 40, agent: Some(greedy(&v)), ..Default::default() };
+    assert_eq!(engine_of(&cfg.agent_id()), "agent[greedy]-cap40");
+    assert_eq!(rules_of(&cfg.agent_id()), ImbalanceConfig::default().setup_id());
+    let plan = RunPlan { target: 4, threads: 2, part_games: 4 };
+    let games = run_games(&v, &cfg, &log, plan, &|| false, &mut |_, _| {}).unwrap();
+    assert_eq!(count_of(&games, &cfg.agent_id()), 4);
+    // the setups are those of the imbalance engine's games; the moves are the agent's own and
+    // repeat with the game's seed
+    let engine = ImbalanceConfig { max_plies: 40, ..Default::default() };
+    let mut players = Players::new(&v, &cfg).unwrap();
+    for g in &games {
+        assert_eq!(g.sfen, make_setup(&v, &kinds, &engine, g.setup)[g.swap as usize].to_sfen());
+        let again = play_one(&v, &kinds, &cfg, &mut players, g.setup, g.swap).unwrap();
+        assert_eq!((&again.moves, again.result), (&g.moves, g.result));
+        assert!(g.plies > 0 && g.plies <= 40 && !g.moves.is_empty());
+    }
+    // the imbalance engine's settings on the same log are another engine
+    let err = run_games(&v, &engine, &log, plan, &|| false, &mut |_, _| {}).unwrap_err();
+    assert!(err.to_string().contains("agent[greedy]-cap40"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An agent that fails every move.
+struct Failing;
+
+impl Agent for Failing {
+    fn name(&self) -> String {
+        "failing".into()
+    }
+    fn choose(&mut self, _: &Game, _: &Limits) -> Result<Choice, AgentError> {
+        Err(AgentError::Unsupported("no moves today".into()))
+    }
+}
+
+#[test]
+fn an_agent_engine_that_fails_logs_nothing_and_says_why() {
+    let v = Variant::builtin("shogi").unwrap();
+    let dir = std::env::temp_dir().join(format!("shogilab-agent-fails-{}", std::process::id()));
+    let log = GameLog::new(dir.join("shogi"));
+    let failing = agent_engine("failing", |_| Box::new(Failing));
+    let cfg = ImbalanceConfig { max_plies: 40, agent: Some(failing), ..Default::default() };
+    let plan = RunPlan { target: 2, threads: 1, part_games: 4 };
+    let err = run_games(&v, &cfg, &log, plan, &|| false, &mut |_, _| {}).unwrap_err().to_string();
+    assert!(err.contains("game 0/0") && err.contains("no moves today"), "{err}");
+    assert!(log.read_games().unwrap().is_empty());
+    // an agent that cannot be built
+    let unbuilt = AgentEngine {
+        build: Arc::new(|_| Err(AgentError::Unsupported("no network".into()))),
+        ..agent_engine("nothing", |_| Box::new(Failing))
+    };
+    let cfg = ImbalanceConfig { agent: Some(unbuilt), ..cfg };
+    let err = run_games(&v, &cfg, &log, plan, &|| false, &mut |_, _| {}).unwrap_err().to_string();
+    assert!(err.contains("--engine \"nothing\"") && err.contains("no network"), "{err}");
+    // a spec that would read as setup rules in the log's ids
+    let odd =
+        ImbalanceConfig { agent: Some(agent_engine("mcts:a-rm.ot", |_| Box::new(Failing))), ..cfg };
+    assert!(odd.check().unwrap_err().to_string().contains("\"-rm\""));
     std::fs::remove_dir_all(&dir).ok();
 }
