@@ -29,6 +29,7 @@ pub mod mcts_agent;
 pub mod openings;
 pub mod play;
 pub mod record;
+pub mod root_rules;
 pub mod root_screen;
 pub mod search;
 pub mod server;

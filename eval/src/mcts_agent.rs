@@ -17,8 +17,13 @@
 //! ([`crate::root_screen`]), using up to [`SCREEN_SHARE`] of a move time, and the search chooses
 //! among those in the time left. A screen of candidates (`screen=DEPTH:top=K`) first asks the
 //! evaluator for the root's policy (one evaluation more a move) to choose them.
+//!
+//! The tree scores a repeated position as a draw; where the game's rules decide a repetition
+//! ([`crate::root_rules`]: chu's attacker loses, shogi's perpetual check loses), a root move
+//! that wins by them is played at once and the moves that lose by them are not searched.
 
 use crate::agent::{Agent, AgentError, Choice, LimitSupport, Limits};
+use crate::root_rules::RuleVerdicts;
 use crate::root_screen::{candidates, RootScreen, SCREEN_SHARE};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -246,10 +251,17 @@ impl MctsAgent {
         Ok(self.screen.as_mut().map_or_else(Vec::new, |s| s.allowed_among(game, &among, deadline)))
     }
 
-    fn search(&mut self, game: &Game, limits: &Limits) -> Result<SearchResult, AgentError> {
+    /// Search among the root moves that the screen allows and that do not lose by the game's
+    /// rules at once (`verdicts`).
+    fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        verdicts: &RuleVerdicts,
+    ) -> Result<SearchResult, AgentError> {
         let t0 = Instant::now();
         let budget = self.budget(limits);
-        let allowed = self.screened(game, budget, t0)?;
+        let allowed = verdicts.restrict(game.legal(), self.screened(game, budget, t0)?);
         let mut search = self
             .search
             .take()
@@ -312,11 +324,12 @@ impl Agent for MctsAgent {
         if legal.is_empty() {
             return Err(AgentError::NoLegalMove);
         }
-        if legal.len() == 1 {
+        let verdicts = RuleVerdicts::of(game);
+        if let Some(m) = verdicts.win.or((legal.len() == 1).then(|| legal[0])) {
             self.last_simulations = 0;
-            return Ok(Choice::Move(legal[0]));
+            return Ok(Choice::Move(m));
         }
-        let r = self.search(game, limits)?;
+        let r = self.search(game, limits, &verdicts)?;
         Ok(Choice::Move(allowed_best(&r, legal)))
     }
     fn last_nodes(&self) -> Option<u64> {
@@ -333,6 +346,27 @@ mod tests {
     use crate::root_screen::tests::ATTACKED_ROOK;
     use crate::root_screen::DEFAULT_MARGIN;
     use shogilab_engine::{Position, Variant};
+    use shogilab_selfplay::Uniform;
+
+    #[test]
+    fn the_agent_plays_a_win_by_the_rules_at_once_and_never_a_loss_by_them() {
+        use crate::root_rules::tests::chase;
+        let lost = chase("b", 11);
+        let losing = lost.position().parse_usi("10e9e").unwrap();
+        for seed in 0..4 {
+            let mut agent = MctsAgent::new(Arc::new(Uniform), 16, seed);
+            let Choice::Move(m) = agent.choose(&lost, &Limits::default()).unwrap() else {
+                panic!("no move")
+            };
+            assert_ne!(m, losing, "seed {seed}");
+            assert_eq!(agent.last_simulations(), 16);
+        }
+        let won = chase("w", 11);
+        let mut agent = MctsAgent::new(Arc::new(Uniform), 16, 1);
+        let winning = won.position().parse_usi("7l6l").unwrap();
+        assert_eq!(agent.choose(&won, &Limits::default()), Ok(Choice::Move(winning)));
+        assert_eq!(agent.last_simulations(), 0, "played without a search");
+    }
 
     /// A policy that all but ignores the moves from one square; a level value.
     struct Ignores(u16);

@@ -1,0 +1,139 @@
+//! What the game's own rules decide at the root that a search tree does not see. The MCTS tree
+//! scores a repeated position as a draw (or, where repeating is forbidden, as lost), while a
+//! variant's rules may give such a game to one side: in chu the side whose every move of the
+//! cycle attacked loses, in shogi perpetual check loses. [`RuleVerdicts::of`] plays each root
+//! move that repeats an earlier position on a copy of the game and reads the game's status:
+//! a move that wins at once is played without a search, and the moves that lose at once are
+//! kept out of the search while another move remains.
+
+use shogilab_engine::{Game, Move, Status};
+use std::collections::HashSet;
+
+/// The root moves that end the game by the rules on repetition.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleVerdicts {
+    /// A move after which the side to move has won (the first in move order).
+    pub win: Option<Move>,
+    /// The moves after which the side to move has lost.
+    pub losses: Vec<Move>,
+}
+
+impl RuleVerdicts {
+    /// The verdicts on `game`'s legal moves. Only the moves that reach a position seen before
+    /// in the game are played on a copy, so the cost is a make and unmake per legal move.
+    pub fn of(game: &Game) -> RuleVerdicts {
+        let us = game.position().side_to_move();
+        let seen: HashSet<u64> = game.position_hashes().chain([game.position().hash()]).collect();
+        let mut pos = game.position().clone();
+        let mut out = RuleVerdicts::default();
+        for &m in game.legal() {
+            let undo = pos.play(m);
+            let repeats = seen.contains(&pos.hash());
+            pos.unplay(&undo);
+            if !repeats {
+                continue;
+            }
+            let mut after = game.clone();
+            after.play(m);
+            match after.status() {
+                Status::Win(c, _) if c == us => {
+                    out.win.get_or_insert(m);
+                }
+                Status::Win(..) => out.losses.push(m),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The moves a search may choose: `allowed` (empty: every legal move) less the losing
+    /// moves; where none of `allowed` is left, the legal moves less the losing ones (losing the
+    /// material a screen protects is better than losing the game); where every legal move
+    /// loses, `allowed` unchanged.
+    pub fn restrict(&self, legal: &[Move], allowed: Vec<Move>) -> Vec<Move> {
+        if self.losses.is_empty() {
+            return allowed;
+        }
+        let keep = |moves: &[Move]| -> Vec<Move> {
+            moves.iter().copied().filter(|m| !self.losses.contains(m)).collect()
+        };
+        let kept = if allowed.is_empty() { Vec::new() } else { keep(&allowed) };
+        match kept.is_empty() {
+            false => kept,
+            true => {
+                let rest = keep(legal);
+                if rest.is_empty() {
+                    allowed
+                } else {
+                    rest
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use shogilab_engine::{Position, Variant};
+
+    /// A chu game of two kings, a Black pawn on 9f and a White gold that steps between 9e and
+    /// 10e, attacking the pawn each time, while Black's king steps between 6l and 7l and attacks
+    /// nothing: `plies` plies of that cycle, `first` to move first.
+    pub(crate) fn chase(first: &str, plies: usize) -> Game {
+        let v = Variant::builtin("chu").unwrap();
+        let sfen = format!("6k5/12/12/12/3g8/3P8/12/12/12/12/12/6K5 {first} - 1");
+        let mut game = Game::new(Position::from_sfen(&v, &sfen).unwrap());
+        let white = ["9e10e", "10e9e"];
+        let black = ["6l7l", "7l6l"];
+        for ply in 0..plies {
+            let side = if game.position().side_to_move().idx() == 0 { &black } else { &white };
+            let m = game.position().parse_usi(side[(ply / 2) % 2]).unwrap();
+            game.play(m);
+        }
+        game
+    }
+
+    /// The side to move loses (`false`) or wins (`true`) after `mv`, by the game's own status.
+    fn decided_for_mover(game: &Game, mv: Move) -> Option<bool> {
+        let us = game.position().side_to_move();
+        let mut after = game.clone();
+        after.play(mv);
+        match after.status() {
+            Status::Win(c, _) => Some(c == us),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_attacker_that_completes_the_fourth_repetition_loses_and_is_kept_out() {
+        // Black first: the start position's fourth occurrence comes with White's 12th ply,
+        // an attacking move like all of White's in the cycle, so the game gives it to Black
+        let game = chase("b", 11);
+        let repeat = game.position().parse_usi("10e9e").unwrap();
+        assert_eq!(decided_for_mover(&game, repeat), Some(false));
+        let v = RuleVerdicts::of(&game);
+        assert_eq!(v, RuleVerdicts { win: None, losses: vec![repeat] });
+        // kept out of the moves searched, whether the screen allowed everything or only it
+        let legal = game.legal();
+        let all = v.restrict(legal, Vec::new());
+        assert_eq!(all.len(), legal.len() - 1);
+        assert!(!all.contains(&repeat));
+        assert_eq!(v.restrict(legal, vec![repeat]), all, "the screen's only move loses");
+        let other = all[0];
+        assert_eq!(v.restrict(legal, vec![repeat, other]), vec![other]);
+        // one ply earlier nothing is decided, nor in a fresh game
+        assert_eq!(RuleVerdicts::of(&chase("b", 10)), RuleVerdicts::default());
+        assert_eq!(RuleVerdicts::of(&chase("b", 0)), RuleVerdicts::default());
+    }
+
+    #[test]
+    fn the_side_attacked_wins_by_completing_the_repetition() {
+        // White first: Black's 12th ply (its king, attacking nothing) completes the fourth
+        // occurrence, and the attacker loses
+        let game = chase("w", 11);
+        let repeat = game.position().parse_usi("7l6l").unwrap();
+        assert_eq!(decided_for_mover(&game, repeat), Some(true));
+        assert_eq!(RuleVerdicts::of(&game), RuleVerdicts { win: Some(repeat), losses: vec![] });
+    }
+}
