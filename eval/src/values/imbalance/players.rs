@@ -53,20 +53,22 @@ impl AgentEngine {
 /// The players of one thread.
 pub enum Players {
     /// The imbalance engine.
-    Engine(Searcher),
+    Engine(Box<Searcher>),
     /// An agent engine: Black's instance, then White's.
-    Agents(Box<[Box<dyn Agent>; 2]>),
+    Agents([Box<dyn Agent>; 2]),
 }
 
 impl Players {
     /// The players that `cfg` names (an agent engine is built twice, once per side).
     pub fn new(v: &Arc<Variant>, cfg: &ImbalanceConfig) -> Result<Players, ImbalanceError> {
-        let Some(engine) = &cfg.agent else { return Ok(Players::Engine(Searcher::new(v, cfg))) };
+        let Some(engine) = &cfg.agent else {
+            return Ok(Players::Engine(Box::new(Searcher::new(v, cfg))));
+        };
         let build = |side: u64| {
             (engine.build)(cfg.seed ^ side)
                 .map_err(|source| ImbalanceError::Agent { spec: engine.spec.clone(), source })
         };
-        Ok(Players::Agents(Box::new([build(0)?, build(1)?])))
+        Ok(Players::Agents([build(0)?, build(1)?]))
     }
 }
 
@@ -88,7 +90,7 @@ pub(super) fn play(
     match players {
         Players::Engine(searcher) => Ok(engine_game(searcher, cfg, pos, seed)),
         Players::Agents(agents) => {
-            let [black, white] = &mut **agents;
+            let [black, white] = agents;
             black.reseed(seed);
             white.reseed(seed ^ 1);
             let r = play_game([&mut **black, &mut **white], pos, &[], cfg.max_plies, &NO_LIMITS)
