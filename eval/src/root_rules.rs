@@ -1,38 +1,41 @@
 //! What the game's own rules decide at the root that a search tree does not see. The MCTS tree
 //! scores a repeated position as a draw (or, where repeating is forbidden, as lost), while a
 //! variant's rules may give such a game to one side: in chu the side whose every move of the
-//! cycle attacked loses, in shogi perpetual check loses. [`RuleVerdicts::of`] plays each root
-//! move that repeats an earlier position on a copy of the game and reads the game's status:
-//! a move that wins at once is played without a search, and the moves that lose at once are
-//! kept out of the search while another move remains.
+//! cycle attacked loses, in shogi perpetual check loses, whichever side completes the
+//! repetition. [`RuleVerdicts::of`] plays each root move on a copy of the game, and each reply
+//! to it that reaches a position seen before, and reads the game's status: a move that wins at
+//! once is played without a search, and the moves that lose at once, or after which the
+//! opponent can complete a repetition that the rules give to it, are kept out of the search
+//! while another move remains.
 
+use shogilab_engine::variant::RepetitionRule;
 use shogilab_engine::{Game, Move, Status};
 use std::collections::HashSet;
 
-/// The root moves that end the game by the rules on repetition.
+/// The root moves that the rules on repetition decide within a move and its reply.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RuleVerdicts {
     /// A move after which the side to move has won (the first in move order).
     pub win: Option<Move>,
-    /// The moves after which the side to move has lost.
+    /// The moves after which the side to move has lost, or after which the opponent has a
+    /// reply that wins.
     pub losses: Vec<Move>,
 }
 
 impl RuleVerdicts {
-    /// The verdicts on `game`'s legal moves. Only the moves that reach a position seen before
-    /// in the game are played on a copy, so the cost is a make and unmake per legal move.
+    /// The verdicts on `game`'s legal moves; none where the variant's repetitions are draws
+    /// or forbidden (the legal moves already leave those out). Each move is played on a copy
+    /// of the game; a reply is played only if it reaches a position seen before.
     pub fn of(game: &Game) -> RuleVerdicts {
-        let us = game.position().side_to_move();
-        let seen: HashSet<u64> = game.position_hashes().chain([game.position().hash()]).collect();
-        let mut pos = game.position().clone();
         let mut out = RuleVerdicts::default();
+        let rule = game.position().variant().rules.repetition;
+        if !matches!(rule, RepetitionRule::AttackerLoses | RepetitionRule::PerpetualCheckLoses) {
+            return out;
+        }
+        let us = game.position().side_to_move();
+        let mut seen: HashSet<u64> = game.position_hashes().collect();
+        seen.insert(game.position().hash());
         for &m in game.legal() {
-            let undo = pos.play(m);
-            let repeats = seen.contains(&pos.hash());
-            pos.unplay(&undo);
-            if !repeats {
-                continue;
-            }
             let mut after = game.clone();
             after.play(m);
             match after.status() {
@@ -40,6 +43,7 @@ impl RuleVerdicts {
                     out.win.get_or_insert(m);
                 }
                 Status::Win(..) => out.losses.push(m),
+                _ if reply_wins(&after, &seen) => out.losses.push(m),
                 _ => {}
             }
         }
@@ -72,6 +76,24 @@ impl RuleVerdicts {
     }
 }
 
+/// Whether the side to move in `game` has a move that wins by the rules on repetition (one
+/// that reaches a position of `seen`: the positions before the last move).
+fn reply_wins(game: &Game, seen: &HashSet<u64>) -> bool {
+    let them = game.position().side_to_move();
+    let mut pos = game.position().clone();
+    game.legal().iter().any(|&r| {
+        let undo = pos.play(r);
+        let h = pos.hash();
+        pos.unplay(&undo);
+        if !seen.contains(&h) {
+            return false;
+        }
+        let mut after = game.clone();
+        after.play(r);
+        matches!(after.status(), Status::Win(c, _) if c == them)
+    })
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -79,10 +101,11 @@ pub(crate) mod tests {
 
     /// A chu game of two kings, a Black pawn on 9f and a White gold that steps between 9e and
     /// 10e, attacking the pawn each time, while Black's king steps between 6l and 7l and attacks
-    /// nothing: `plies` plies of that cycle, `first` to move first.
+    /// nothing: `plies` plies of that cycle, `first` to move first. A second Black pawn on 1k
+    /// keeps Black from being bared when the gold takes the first.
     pub(crate) fn chase(first: &str, plies: usize) -> Game {
         let v = Variant::builtin("chu").unwrap();
-        let sfen = format!("6k5/12/12/12/3g8/3P8/12/12/12/12/12/6K5 {first} - 1");
+        let sfen = format!("6k5/12/12/12/3g8/3P8/12/12/12/12/11P/6K5 {first} - 1");
         let mut game = Game::new(Position::from_sfen(&v, &sfen).unwrap());
         let white = ["9e10e", "10e9e"];
         let black = ["6l7l", "7l6l"];
@@ -135,5 +158,30 @@ pub(crate) mod tests {
         let repeat = game.position().parse_usi("7l6l").unwrap();
         assert_eq!(decided_for_mover(&game, repeat), Some(true));
         assert_eq!(RuleVerdicts::of(&game), RuleVerdicts { win: Some(repeat), losses: vec![] });
+        // one ply earlier, White's move back to 9e decides nothing itself but lets Black
+        // complete the repetition: a loss for White within its reply
+        let before = chase("w", 10);
+        let back = before.position().parse_usi("10e9e").unwrap();
+        assert_eq!(decided_for_mover(&before, back), None);
+        let mut after = before.clone();
+        after.play(back);
+        assert_eq!(decided_for_mover(&after, repeat), Some(true));
+        assert_eq!(RuleVerdicts::of(&before), RuleVerdicts { win: None, losses: vec![back] });
+    }
+
+    #[test]
+    fn a_variant_that_forbids_repetitions_has_no_verdicts() {
+        // tai: a move that would repeat is not legal, so no legal move repeats
+        for name in ["tai"] {
+            let v = Variant::builtin(name).unwrap();
+            let mut game = Game::new(Position::start(&v));
+            let mut moves = 0;
+            while moves < 12 && !game.status().is_over() {
+                let m = game.legal()[moves % game.legal().len()];
+                game.play(m);
+                moves += 1;
+            }
+            assert_eq!(RuleVerdicts::of(&game), RuleVerdicts::default(), "{name}");
+        }
     }
 }
