@@ -9,6 +9,15 @@ use shogilab_engine::{Color, Game, MoveList};
 use shogilab_selfplay::PieceValues;
 use std::path::Path;
 
+/// A fresh shogi log in a temporary folder named after `name` (the folder, to remove, and
+/// the log).
+fn temp_shogi_log(name: &str) -> (std::path::PathBuf, GameLog) {
+    let dir = std::env::temp_dir().join(format!("shogilab-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let log = GameLog::new(dir.join("shogi"));
+    (dir, log)
+}
+
 /// The committed log of a variant (reports/piece-values/games/<name>/).
 fn committed_log(name: &str) -> GameLog {
     GameLog::new(
@@ -186,8 +195,7 @@ fn more_promotions_promote_distinct_pieces_on_both_sides() {
 fn one_log_pools_setup_rules_of_one_engine_and_refuses_another_engine() {
     let v = Variant::builtin("shogi").unwrap();
     let kinds = Kinds::new(&v);
-    let dir = std::env::temp_dir().join(format!("shogilab-pool-{}", std::process::id()));
-    let log = GameLog::new(dir.join("shogi"));
+    let (dir, log) = temp_shogi_log("pool");
     let a = ImbalanceConfig { max_plies: 40, node_budget: 2_000, ..Default::default() };
     let b = ImbalanceConfig { min_promotions: 1, ..a.clone() };
     let plan = |target, threads| RunPlan { target, threads, part_games: 4 };
@@ -239,8 +247,7 @@ fn greedy(v: &Arc<Variant>) -> AgentEngine {
 fn an_agent_engine_plays_the_setups_under_its_own_id() {
     let v = Variant::builtin("shogi").unwrap();
     let kinds = Kinds::new(&v);
-    let dir = std::env::temp_dir().join(format!("shogilab-agent-engine-{}", std::process::id()));
-    let log = GameLog::new(dir.join("shogi"));
+    let (dir, log) = temp_shogi_log("agent-engine");
     let cfg = ImbalanceConfig { max_plies: 40, agent: Some(greedy(&v)), ..Default::default() };
     assert_eq!(engine_of(&cfg.agent_id()), "agent[greedy]-cap40");
     assert_eq!(rules_of(&cfg.agent_id()), ImbalanceConfig::default().setup_id());
@@ -278,8 +285,7 @@ impl Agent for Failing {
 #[test]
 fn an_agent_engine_that_fails_logs_nothing_and_says_why() {
     let v = Variant::builtin("shogi").unwrap();
-    let dir = std::env::temp_dir().join(format!("shogilab-agent-fails-{}", std::process::id()));
-    let log = GameLog::new(dir.join("shogi"));
+    let (dir, log) = temp_shogi_log("agent-fails");
     let failing = agent_engine("failing", |_| Box::new(Failing));
     let cfg = ImbalanceConfig { max_plies: 40, agent: Some(failing), ..Default::default() };
     let plan = RunPlan { target: 2, threads: 1, part_games: 4 };
