@@ -253,13 +253,14 @@ impl MctsAgent {
 
     /// Search among the root moves that the screen allows and that do not lose by the game's
     /// rules at once (`verdicts`).
+    /// `t0`: when the move's clock started.
     fn search(
         &mut self,
         game: &Game,
         limits: &Limits,
         verdicts: &RuleVerdicts,
+        t0: Instant,
     ) -> Result<SearchResult, AgentError> {
-        let t0 = Instant::now();
         let budget = self.budget(limits);
         let allowed = verdicts.restrict(game.legal(), self.screened(game, budget, t0)?);
         let mut search = self
@@ -324,12 +325,13 @@ impl Agent for MctsAgent {
         if legal.is_empty() {
             return Err(AgentError::NoLegalMove);
         }
+        let t0 = Instant::now();
         let verdicts = RuleVerdicts::of(game);
         if let Some(m) = verdicts.win.or((legal.len() == 1).then(|| legal[0])) {
             self.last_simulations = 0;
             return Ok(Choice::Move(m));
         }
-        let r = self.search(game, limits, &verdicts)?;
+        let r = self.search(game, limits, &verdicts, t0)?;
         Ok(Choice::Move(allowed_best(&r, legal)))
     }
     fn last_nodes(&self) -> Option<u64> {

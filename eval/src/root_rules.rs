@@ -2,15 +2,17 @@
 //! scores a repeated position as a draw (or, where repeating is forbidden, as lost), while a
 //! variant's rules may give such a game to one side: in chu the side whose every move of the
 //! cycle attacked loses, in shogi perpetual check loses, whichever side completes the
-//! repetition. [`RuleVerdicts::of`] plays each root move on a copy of the game, and each reply
-//! to it that reaches a position seen before, and reads the game's status: a move that wins at
-//! once is played without a search, and the moves that lose at once, or after which the
-//! opponent can complete a repetition that the rules give to it, are kept out of the search
-//! while another move remains.
+//! repetition. Once a position of the game is one occurrence short of such a repetition,
+//! [`RuleVerdicts::of`] plays each root move on a copy of the game, and each reply to it that
+//! reaches such a position, and reads the game's status (before that, only the captures, which
+//! may end the game otherwise: a king bared): a move that wins at once is played without a
+//! search, and the moves that lose at once, or after which the opponent can complete a
+//! repetition that the rules give to it, are kept out of the search while another move
+//! remains.
 
 use shogilab_engine::variant::RepetitionRule;
 use shogilab_engine::{Game, Move, Status};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The root moves that the rules on repetition decide within a move and its reply.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,18 +26,29 @@ pub struct RuleVerdicts {
 
 impl RuleVerdicts {
     /// The verdicts on `game`'s legal moves; none where the variant's repetitions are draws
-    /// or forbidden (the legal moves already leave those out). Each move is played on a copy
-    /// of the game; a reply is played only if it reaches a position seen before.
+    /// or forbidden (the legal moves already leave those out). A capture is played on a copy
+    /// of the game (it may end the game at once: a royal taken, a king bared); once a position
+    /// of the game is one occurrence short of a repetition that the rules count, so is every
+    /// move, and every reply to it that reaches such a position.
     pub fn of(game: &Game) -> RuleVerdicts {
         let mut out = RuleVerdicts::default();
-        let rule = game.position().variant().rules.repetition;
-        if !matches!(rule, RepetitionRule::AttackerLoses | RepetitionRule::PerpetualCheckLoses) {
+        let rules = &game.position().variant().rules;
+        if !matches!(
+            rules.repetition,
+            RepetitionRule::AttackerLoses | RepetitionRule::PerpetualCheckLoses
+        ) {
             return out;
         }
+        let near = one_short(game, rules.repetition_count);
         let us = game.position().side_to_move();
-        let mut seen: HashSet<u64> = game.position_hashes().collect();
-        seen.insert(game.position().hash());
+        let mut pos = game.position().clone();
         for &m in game.legal() {
+            let undo = pos.play(m);
+            let captures = undo.captured_any();
+            pos.unplay(&undo);
+            if near.is_empty() && !captures {
+                continue;
+            }
             let mut after = game.clone();
             after.play(m);
             match after.status() {
@@ -43,7 +56,7 @@ impl RuleVerdicts {
                     out.win.get_or_insert(m);
                 }
                 Status::Win(..) => out.losses.push(m),
-                _ if reply_wins(&after, &seen) => out.losses.push(m),
+                _ if !near.is_empty() && reply_wins(&after, &near) => out.losses.push(m),
                 _ => {}
             }
         }
@@ -76,16 +89,26 @@ impl RuleVerdicts {
     }
 }
 
+/// The positions of the game so far (the current one included) that one more occurrence makes
+/// a repetition the rules count: those seen `count - 1` times or more.
+fn one_short(game: &Game, count: u8) -> HashSet<u64> {
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    for h in game.position_hashes().chain([game.position().hash()]) {
+        *seen.entry(h).or_default() += 1;
+    }
+    seen.into_iter().filter(|&(_, n)| n + 1 >= u32::from(count)).map(|(h, _)| h).collect()
+}
+
 /// Whether the side to move in `game` has a move that wins by the rules on repetition (one
-/// that reaches a position of `seen`: the positions before the last move).
-fn reply_wins(game: &Game, seen: &HashSet<u64>) -> bool {
+/// that reaches a position of `near`).
+fn reply_wins(game: &Game, near: &HashSet<u64>) -> bool {
     let them = game.position().side_to_move();
     let mut pos = game.position().clone();
     game.legal().iter().any(|&r| {
         let undo = pos.play(r);
         let h = pos.hash();
         pos.unplay(&undo);
-        if !seen.contains(&h) {
+        if !near.contains(&h) {
             return false;
         }
         let mut after = game.clone();
@@ -167,6 +190,17 @@ pub(crate) mod tests {
         after.play(back);
         assert_eq!(decided_for_mover(&after, repeat), Some(true));
         assert_eq!(RuleVerdicts::of(&before), RuleVerdicts { win: None, losses: vec![back] });
+    }
+
+    #[test]
+    fn a_capture_that_bares_the_king_wins_outside_any_cycle() {
+        // without the second Black pawn, the gold that takes the first bares Black's king
+        let v = Variant::builtin("chu").unwrap();
+        let sfen = "6k5/12/12/12/3g8/3P8/12/12/12/12/12/6K5 w - 1";
+        let game = Game::new(Position::from_sfen(&v, sfen).unwrap());
+        let take = game.position().parse_usi("9e9f").unwrap();
+        assert_eq!(decided_for_mover(&game, take), Some(true));
+        assert_eq!(RuleVerdicts::of(&game), RuleVerdicts { win: Some(take), losses: vec![] });
     }
 
     #[test]
