@@ -252,8 +252,7 @@ impl MctsAgent {
     }
 
     /// Search among the root moves that the screen allows and that do not lose by the game's
-    /// rules at once (`verdicts`).
-    /// `t0`: when the move's clock started.
+    /// rules at once (`verdicts`), the move's clock started at `t0`.
     fn search(
         &mut self,
         game: &Game,

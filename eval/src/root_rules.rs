@@ -10,11 +10,12 @@
 //! repetition that the rules give to it, are kept out of the search while another move
 //! remains.
 
+use shogilab_engine::position::Undo;
 use shogilab_engine::variant::RepetitionRule;
-use shogilab_engine::{Game, Move, Status};
+use shogilab_engine::{Game, Move, Position, Status};
 use std::collections::{HashMap, HashSet};
 
-/// The root moves that the rules on repetition decide within a move and its reply.
+/// The root moves that the game's rules decide within a move and its reply.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RuleVerdicts {
     /// A move after which the side to move has won (the first in move order).
@@ -43,14 +44,10 @@ impl RuleVerdicts {
         let us = game.position().side_to_move();
         let mut pos = game.position().clone();
         for &m in game.legal() {
-            let undo = pos.play(m);
-            let captures = undo.captured_any();
-            pos.unplay(&undo);
-            if near.is_empty() && !captures {
+            if near.is_empty() && !peek(&mut pos, m, |_, undo| undo.captured_any()) {
                 continue;
             }
-            let mut after = game.clone();
-            after.play(m);
+            let after = played(game, m);
             match after.status() {
                 Status::Win(c, _) if c == us => {
                     out.win.get_or_insert(m);
@@ -74,17 +71,15 @@ impl RuleVerdicts {
         let keep = |moves: &[Move]| -> Vec<Move> {
             moves.iter().copied().filter(|m| !self.losses.contains(m)).collect()
         };
-        let kept = if allowed.is_empty() { Vec::new() } else { keep(&allowed) };
-        match kept.is_empty() {
-            false => kept,
-            true => {
-                let rest = keep(legal);
-                if rest.is_empty() {
-                    allowed
-                } else {
-                    rest
-                }
-            }
+        let kept = keep(&allowed);
+        if !kept.is_empty() {
+            return kept;
+        }
+        let rest = keep(legal);
+        if rest.is_empty() {
+            allowed
+        } else {
+            rest
         }
     }
 }
@@ -105,16 +100,24 @@ fn reply_wins(game: &Game, near: &HashSet<u64>) -> bool {
     let them = game.position().side_to_move();
     let mut pos = game.position().clone();
     game.legal().iter().any(|&r| {
-        let undo = pos.play(r);
-        let h = pos.hash();
-        pos.unplay(&undo);
-        if !near.contains(&h) {
-            return false;
-        }
-        let mut after = game.clone();
-        after.play(r);
-        matches!(after.status(), Status::Win(c, _) if c == them)
+        near.contains(&peek(&mut pos, r, |after, _| after.hash()))
+            && matches!(played(game, r).status(), Status::Win(c, _) if c == them)
     })
+}
+
+/// `f` of the position after `m` and its undo record, `pos` left as it was.
+fn peek<T>(pos: &mut Position, m: Move, f: impl FnOnce(&Position, &Undo) -> T) -> T {
+    let undo = pos.play(m);
+    let out = f(pos, &undo);
+    pos.unplay(&undo);
+    out
+}
+
+/// A copy of `game` with `m` played (its status applies the rules).
+fn played(game: &Game, m: Move) -> Game {
+    let mut after = game.clone();
+    after.play(m);
+    after
 }
 
 #[cfg(test)]

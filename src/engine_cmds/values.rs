@@ -7,7 +7,7 @@
 //! report files). `--convert-log` converts a JSON-lines log of an earlier version. Every input
 //! is checked before any game is played or any file written.
 
-use super::protocol::checkpoint_names;
+use super::protocol::{checkpoint_names, spec_needs_network};
 use super::task_args::{TaskArgs, TaskLine};
 use super::{Networks, VariantArgs};
 use anyhow::{anyhow, bail, Context, Result};
@@ -443,11 +443,10 @@ impl ValuesArgs {
     /// Whether the command probes a network (a checkpoint) or plays with one, and so needs
     /// libtorch.
     pub fn needs_network(&self) -> bool {
-        let engine = || {
-            let spec = self.engine.as_deref()?;
-            Some(!checkpoint_names(spec, &self.variant.load().ok()?).is_empty())
-        };
-        self.probe.as_deref().is_some_and(|p| p.ends_with(".ot")) || engine().unwrap_or(false)
+        let engine = self.engine.as_deref();
+        let plays =
+            || engine.is_some_and(|s| self.variant.load().is_ok_and(|v| spec_needs_network(s, &v)));
+        self.probe.as_deref().is_some_and(|p| p.ends_with(".ot")) || plays()
     }
 }
 
