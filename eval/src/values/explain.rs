@@ -1,7 +1,8 @@
 //! One line of explanation for each kind whose measured value and reference value differ by
 //! more than their intervals (the agreement section of the report): from what the games show
 //! of the kind (its promotion reached or not, its multi-step moves or its mobility left unused)
-//! and, where they show nothing, from what the engine is (a shallow material search).
+//! and, where they show nothing, from what the engine is (a shallow material search, or the
+//! match agent that `--engine` named).
 //!
 //! The rules, in the order they are tried:
 //! - a royal kind: the reference ignores royalty;
@@ -20,6 +21,33 @@ use super::report::{reference_at, short, ReportInput};
 use super::scale::{reference_scale, Point};
 use super::usage::{self, Usage};
 use super::ValueEstimate;
+
+/// The engine that played the games, as the explanations name it.
+#[derive(Clone, Copy, Debug)]
+pub enum Engine<'a> {
+    /// The imbalance engine: a material search of this full-width depth, then captures.
+    Search { depth: u32 },
+    /// A match agent (`values --engine SPEC`), named by its spec.
+    Agent { spec: &'a str },
+}
+
+impl Engine<'_> {
+    /// What the engine is, in parentheses after "the engine".
+    fn what(self) -> String {
+        match self {
+            Engine::Search { depth } => format!("material search at depth {depth} + captures"),
+            Engine::Agent { spec } => format!("the match agent `{spec}`"),
+        }
+    }
+
+    /// The engine as the subject of a sentence about what it plans for or values.
+    fn subject(self) -> String {
+        match self {
+            Engine::Search { depth } => format!("a depth-{depth} engine"),
+            Engine::Agent { spec } => format!("this engine (`{spec}`)"),
+        }
+    }
+}
 
 /// Why kind `k`, measured at `e`, differs from its reference value `gcsa`: the reasons joined
 /// by semicolons.
@@ -80,9 +108,12 @@ fn gap_reasons(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64, r: &
     }
     if r.is_empty() {
         if e.value < gcsa {
-            r.push(format!("the engine (material search at depth {} + captures) turns this piece into wins less surely than strong players do; most large pieces come out below their GCSA value (a compressed scale)", input.depth));
+            r.push(format!("the engine ({}) turns this piece into wins less surely than strong players do; most large pieces come out below their GCSA value (a compressed scale)", input.engine.what()));
         } else {
-            r.push(format!("worth more to a depth-{} tactical engine, whose games are decided by short-range captures, than in human play", input.depth));
+            r.push(match input.engine {
+                Engine::Search { depth } => format!("worth more to a depth-{depth} tactical engine, whose games are decided by short-range captures, than in human play"),
+                Engine::Agent { .. } => format!("worth more to {} than in human play", input.engine.subject()),
+            });
         }
     }
 }
@@ -100,8 +131,8 @@ fn promotion_reason(k: usize, p: usize, pv: f64, input: &ReportInput) -> String 
     let head =
         format!("the value lies in its promotion to {} (GCSA {})", input.kinds.names[p], short(pv));
     let plans = format!(
-        "human averages price in promotion prospects that a depth-{} engine does not plan for",
-        input.depth
+        "human averages price in promotion prospects that {} does not plan for",
+        input.engine.subject()
     );
     match promotion_facts(k, p, input) {
         (Some(x), _) if x < 0.1 => format!("{head}, which the engine reached for only {:.1}% of its pieces: {plans}", 100.0 * x),
@@ -236,7 +267,7 @@ mod tests {
                 promotes_to: vec![None, None, Some(3), None, Some(1), Some(1)],
                 promoted_only: vec![false; 6],
                 files: Vec::new(),
-                depth: 1,
+                engine: Engine::Search { depth: 1 },
                 calibrations: &[],
                 usage: usage.then_some(&self.usage),
             }
@@ -275,6 +306,18 @@ mod tests {
         let lion = x.why(1, None, false);
         assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
         assert!(!lion.contains("games:"), "{lion}");
+    }
+
+    /// Games of a match agent (`values --engine SPEC`) are explained by that agent, not by a
+    /// material search's depth.
+    #[test]
+    fn an_agent_engine_is_named_by_its_spec() {
+        let x = Explained::new();
+        let input =
+            ReportInput { engine: Engine::Agent { spec: "mcts:net.ot:64" }, ..x.input(false) };
+        let lion = why(1, &x.primary[1].estimate, &input, x.reference.values[1]);
+        assert!(lion.starts_with("the engine (the match agent `mcts:net.ot:64`)"), "{lion}");
+        assert!(!lion.contains("depth"), "{lion}");
     }
 
     /// A kind whose reference, at the table's scale (0.6 here), lies inside its interval is

@@ -22,7 +22,7 @@
 
 pub mod agent;
 pub mod evidence;
-mod explain;
+pub mod explain;
 pub mod imbalance;
 pub mod jsonl;
 pub mod log;

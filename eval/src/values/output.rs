@@ -5,6 +5,7 @@
 //! [`shogilab_fsio::write_atomic`]); a chart that cannot be drawn (too few finite points)
 //! removes the one an earlier run left, so the folder never shows a chart of other numbers.
 
+use super::explain::Engine;
 use super::imbalance::rules_of;
 use super::log::{LogError, SessionLine};
 use super::report::{self, Reference, ReportInput};
@@ -74,7 +75,10 @@ impl Study {
                 .map(|k| !v.types.iter().any(|t| kinds.of_type[t.id as usize] == k && !t.promoted))
                 .collect(),
             files,
-            depth: self.cfg.engine.depth,
+            engine: match &self.cfg.engine.agent {
+                Some(agent) => Engine::Agent { spec: &agent.spec },
+                None => Engine::Search { depth: self.cfg.engine.depth },
+            },
             calibrations: &result.calibrations,
             usage: (usage.games > 0).then_some(&usage),
         });

@@ -226,8 +226,8 @@ pub struct ReportInput<'a> {
     /// Kinds with no unpromoted type (they exist only by promotion).
     pub promoted_only: Vec<bool>,
     pub files: Vec<String>,
-    /// Full-width depth of the imbalance engine (for the explanations of disagreements).
-    pub depth: u32,
+    /// The engine that played the games (for the explanations of disagreements).
+    pub engine: super::explain::Engine<'a>,
     /// The odds games, per kind given as odds.
     pub calibrations: &'a [super::odds::Calibration],
     /// How the engine used each kind in its games (None: no game records its moves).
@@ -686,7 +686,7 @@ mod tests {
             promotes_to: vec![None; 4],
             promoted_only: vec![false; 4],
             files: Vec::new(),
-            depth: 1,
+            engine: super::explain::Engine::Search { depth: 1 },
             calibrations: &[],
             usage: None,
         };
