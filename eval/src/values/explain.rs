@@ -108,7 +108,14 @@ fn gap_reasons(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64, r: &
     }
     if r.is_empty() {
         if e.value < gcsa {
-            r.push(format!("the engine ({}) turns this piece into wins less surely than strong players do; most large pieces come out below their GCSA value (a compressed scale)", input.engine.what()));
+            let mut line = format!(
+                "the engine ({}) turns this piece into wins less surely than strong players do",
+                input.engine.what()
+            );
+            if compressed(input) {
+                line += "; most large pieces come out below their GCSA value (a compressed scale)";
+            }
+            r.push(line);
         } else {
             r.push(match input.engine {
                 Engine::Search { depth } => format!("worth more to a depth-{depth} tactical engine, whose games are decided by short-range captures, than in human play"),
@@ -116,6 +123,24 @@ fn gap_reasons(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64, r: &
             });
         }
     }
+}
+
+/// Whether most large kinds (a reference value above the median reference) are measured below
+/// their reference: the table's scale is compressed at the top, whatever its unit.
+fn compressed(input: &ReportInput) -> bool {
+    let reference: Vec<f64> =
+        (0..input.primary.len()).map(|j| reference_at(input.reference, j)).collect();
+    let mut known: Vec<f64> = reference.iter().copied().filter(|v| v.is_finite()).collect();
+    known.sort_by(f64::total_cmp);
+    let Some(&median) = known.get(known.len() / 2) else { return false };
+    let large: Vec<bool> = input
+        .primary
+        .iter()
+        .zip(&reference)
+        .filter(|(_, &g)| g > median)
+        .map(|(row, &g)| row.estimate.value < g)
+        .collect();
+    2 * large.iter().filter(|&&below| below).count() > large.len()
 }
 
 /// What the games and the table say of kind `k`'s promotion to `p`: the share of its pieces
@@ -306,6 +331,20 @@ mod tests {
         let lion = x.why(1, None, false);
         assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
         assert!(!lion.contains("games:"), "{lion}");
+    }
+
+    /// The compressed-scale clause is only added where most large kinds are below their
+    /// reference (above the median reference, 6 here): the lion and the dragon; with the dragon
+    /// at 12, the lion alone is below.
+    #[test]
+    fn a_compressed_scale_is_claimed_only_where_the_large_kinds_are_below() {
+        let x = Explained::new();
+        assert!(x.why(1, None, false).ends_with("(a compressed scale)"));
+        let mut y = Explained::new();
+        y.primary[3].estimate.value = 12.0;
+        let lion = y.why(1, None, false);
+        assert!(lion.starts_with("the engine (material search at depth 1"), "{lion}");
+        assert!(!lion.contains("compressed"), "{lion}");
     }
 
     /// Games of a match agent (`values --engine SPEC`) are explained by that agent, not by a
