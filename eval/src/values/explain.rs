@@ -15,7 +15,8 @@
 //!   share of the promoted kind's value makes up at least half of the gap;
 //! - a kind that exists only by promotion, below its reference;
 //! - a kind below its reference whose multi-step moves or mobility the engine left unused;
-//! - otherwise the engine's depth, and in every case how the engine used the kind.
+//! - otherwise the engine (its depth, or the agent's spec), with "a compressed scale" where most
+//!   large kinds are below their reference; in every case how the engine used the kind.
 
 use super::report::{reference_at, short, ReportInput};
 use super::scale::{reference_scale, Point};
