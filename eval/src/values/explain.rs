@@ -67,11 +67,15 @@ pub(crate) fn why(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64) -
     r.join("; ")
 }
 
+/// The reference value of every kind of the table (NaN where it has none).
+fn references(input: &ReportInput) -> Vec<f64> {
+    (0..input.primary.len()).map(|j| reference_at(input.reference, j)).collect()
+}
+
 /// Where the reference brought to this table's scale lies inside `e`'s interval: the table's
 /// unit differs from the reference's, not the kind's place among the others.
 fn scale_reason(e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> Option<String> {
-    let reference: Vec<f64> =
-        (0..input.primary.len()).map(|j| reference_at(input.reference, j)).collect();
+    let reference = references(input);
     let measured: Vec<Point> = input
         .primary
         .iter()
@@ -129,8 +133,7 @@ fn gap_reasons(k: usize, e: &ValueEstimate, input: &ReportInput, gcsa: f64, r: &
 /// Whether most large kinds (a reference value above the median reference) are measured below
 /// their reference: the table's scale is compressed at the top, whatever its unit.
 fn compressed(input: &ReportInput) -> bool {
-    let reference: Vec<f64> =
-        (0..input.primary.len()).map(|j| reference_at(input.reference, j)).collect();
+    let reference = references(input);
     let mut known: Vec<f64> = reference.iter().copied().filter(|v| v.is_finite()).collect();
     known.sort_by(f64::total_cmp);
     let Some(&median) = known.get(known.len() / 2) else { return false };
