@@ -133,7 +133,7 @@ fn axes<'a, 'b>(
     Ok(chart)
 }
 
-/// A line chart with one line per series and a legend.
+/// A line chart with one line per series and a legend in the corner the lines cross least.
 pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), PlotError> {
     let all = || series.iter().flat_map(|s| s.points.iter().copied());
     let bar_ends = series.iter().flat_map(|s| s.bars.iter().flat_map(|b| [b.0, b.1]));
@@ -159,12 +159,75 @@ pub fn line_chart(path: &Path, labels: Labels, series: &[Series]) -> Result<(), 
         }
         chart
             .configure_series_labels()
+            .position(legend_corner(series, xs, ys).position())
             .label_font(("sans-serif", 15))
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
             .draw()?;
         Ok(())
     })
+}
+
+/// A corner of the plotting area, where a legend may go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Corner {
+    right: bool,
+    upper: bool,
+}
+
+impl Corner {
+    /// Tried in this order; the first of those the data crosses least wins.
+    const ALL: [Corner; 4] = [
+        Corner { right: true, upper: true },
+        Corner { right: false, upper: true },
+        Corner { right: true, upper: false },
+        Corner { right: false, upper: false },
+    ];
+
+    fn position(self) -> SeriesLabelPosition {
+        match (self.right, self.upper) {
+            (true, true) => SeriesLabelPosition::UpperRight,
+            (false, true) => SeriesLabelPosition::UpperLeft,
+            (true, false) => SeriesLabelPosition::LowerRight,
+            (false, false) => SeriesLabelPosition::LowerLeft,
+        }
+    }
+
+    /// Whether `(fx, fy)`, a point as fractions of the axes' ranges, lies in this corner's box
+    /// of `w` × `h` (fractions too).
+    fn holds(self, (fx, fy): (f64, f64), w: f64, h: f64) -> bool {
+        let x_in = if self.right { fx >= 1.0 - w } else { fx <= w };
+        let y_in = if self.upper { fy >= 1.0 - h } else { fy <= h };
+        x_in && y_in
+    }
+}
+
+/// The corner whose legend-sized box the lines and bars cross least (sampled along each
+/// segment), so that the legend hides as little of the data as it can; upper right on a tie.
+fn legend_corner(series: &[Series], xs: (f64, f64), ys: (f64, f64)) -> Corner {
+    // a legend row is about 20 px of the plot's ~520; its width about a quarter of the plot
+    let (w, h) = (0.25, ((series.len() as f64 * 20.0 + 24.0) / 520.0).min(1.0));
+    let frac = |(x, y): (f64, f64)| ((x - xs.0) / (xs.1 - xs.0), (y - ys.0) / (ys.1 - ys.0));
+    let samples: Vec<(f64, f64)> = series.iter().flat_map(traced).map(frac).collect();
+    let crossings = |c: &Corner| samples.iter().filter(|&&p| c.holds(p, w, h)).count();
+    Corner::ALL.into_iter().min_by_key(crossings).unwrap_or(Corner::ALL[0])
+}
+
+/// Points along a series' line (its finite points and 16 steps along each segment between
+/// them) and the ends of its bars.
+fn traced(s: &Series) -> Vec<(f64, f64)> {
+    const STEPS: usize = 16;
+    let finite = |p: &(f64, f64)| p.0.is_finite() && p.1.is_finite();
+    let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(finite).collect();
+    let along = pts.windows(2).flat_map(|w| {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        (0..STEPS).map(move |i| {
+            let t = i as f64 / STEPS as f64;
+            (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
+        })
+    });
+    let bar_ends = s.points.iter().zip(&s.bars).flat_map(|(p, b)| [(p.0, b.0), (p.0, b.1)]);
+    along.chain(pts.last().copied()).chain(bar_ends.filter(finite)).collect()
 }
 
 /// A series' error bars, each with a marker on its point (nothing without bars).
@@ -286,6 +349,26 @@ mod tests {
         estimates_chart(&path, Labels { title: "values", x: "GCSA", y: "measured" }, &pts, true)
             .unwrap();
         assert!(is_png(&path));
+    }
+
+    fn line(name: &str, points: &[(f64, f64)]) -> Series {
+        Series { name: name.into(), points: points.to_vec(), bars: Vec::new() }
+    }
+
+    #[test]
+    fn the_legend_goes_where_the_lines_are_not() {
+        let (xs, ys) = ((0.0, 10.0), (0.0, 10.0));
+        // a falling line leaves the upper right free: the default corner
+        let falling = line("f", &[(0.0, 10.0), (10.0, 0.0)]);
+        assert_eq!(legend_corner(&[falling], xs, ys), Corner { right: true, upper: true });
+        // a rising line crosses it: the upper left is the first free corner
+        let rising = line("r", &[(0.0, 0.0), (10.0, 10.0)]);
+        assert_eq!(legend_corner(&[rising.clone()], xs, ys), Corner { right: false, upper: true });
+        // lines along the top of the chart and a bar reaching the lower right: lower left
+        let top = line("t", &[(0.0, 9.5), (10.0, 9.5)]);
+        let mut bar = line("b", &[(9.5, 5.0)]);
+        bar.bars = vec![(0.5, 5.0)];
+        assert_eq!(legend_corner(&[top, bar], xs, ys), Corner { right: false, upper: false });
     }
 
     #[test]
