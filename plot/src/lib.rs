@@ -363,7 +363,7 @@ mod tests {
         assert_eq!(legend_corner(&[falling], xs, ys), Corner { right: true, upper: true });
         // a rising line crosses it: the upper left is the first free corner
         let rising = line("r", &[(0.0, 0.0), (10.0, 10.0)]);
-        assert_eq!(legend_corner(&[rising.clone()], xs, ys), Corner { right: false, upper: true });
+        assert_eq!(legend_corner(&[rising], xs, ys), Corner { right: false, upper: true });
         // lines along the top of the chart and a bar reaching the lower right: lower left
         let top = line("t", &[(0.0, 9.5), (10.0, 9.5)]);
         let mut bar = line("b", &[(9.5, 5.0)]);
