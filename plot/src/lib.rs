@@ -1,6 +1,7 @@
 //! PNG charts for shogilab's reports: line charts (training loss, interval width against games)
 //! and estimate-against-reference scatter plots with error bars (piece values against the
-//! German Chu Shogi Association table).
+//! German Chu Shogi Association table). A line chart puts its legend in the corner whose
+//! legend-sized box its lines and bars cross least, so the legend hides as little as it can.
 //!
 //! The font (DejaVu Sans, `assets/fonts/`, Bitstream Vera licence) is compiled in, so charts
 //! render the same on a machine without any fonts installed. Every chart is drawn to a temporary
