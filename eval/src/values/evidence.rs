@@ -10,6 +10,7 @@
 
 use super::imbalance::GameLine;
 use super::odds;
+use super::report::short;
 use crate::elo::{score_summary, ScoreSummary};
 use std::collections::BTreeMap;
 
@@ -133,6 +134,53 @@ pub fn difference_words(g: &GameLine, kind: &str) -> String {
         }
     };
     format!("{} vs {}", side(sign), side(-sign))
+}
+
+/// Whether the side with more pieces of `kind` won the game.
+fn kind_side_won(g: &GameLine, kind: &str) -> bool {
+    g.diff.get(kind).is_some_and(|&n| (n > 0) == (g.result > 0.5))
+}
+
+/// The deciding games of one kind in words, from `; N games decide between its value X and Y`
+/// to the easiest of them to read, each cited as `line N` of an evidence file (one
+/// [`replay_line`] per example, in the order cited); advances `line_no` over the games cited.
+pub fn games_words(d: &Deciding, line_no: &mut usize) -> String {
+    let count = format!(
+        "{} games decide between its value {} and {}",
+        d.summary.games,
+        short(d.measured),
+        short(d.other)
+    );
+    if d.verdict() == Verdict::NoGames {
+        return format!("; {count}: none");
+    }
+    let (lo, hi) = d.summary.score_ci;
+    let verdict = match d.verdict() {
+        Verdict::Measured => "the games support the engine's value",
+        Verdict::Other => "the games support the scaled reference",
+        _ => "the games do not decide",
+    };
+    let cited: Vec<String> = (d.examples.iter())
+        .map(|g| {
+            *line_no += 1;
+            format!(
+                "line {} (setup {}/{}: {}, the {} side {} in {} plies)",
+                *line_no,
+                g.setup,
+                g.swap,
+                difference_words(g, &d.kind),
+                d.kind,
+                if kind_side_won(g, &d.kind) { "won" } else { "lost" },
+                g.plies
+            )
+        })
+        .collect();
+    let shown =
+        if cited.is_empty() { String::new() } else { format!("; e.g. {}", cited.join(", ")) };
+    format!(
+        "; {count}: the side its value favours scored +{} ={} -{}, {:.3} [{:.3}, {:.3}]: {verdict}{shown}",
+        d.wins, d.draws, d.losses, d.summary.score, lo, hi
+    )
 }
 
 #[cfg(test)]

@@ -17,11 +17,19 @@
 //! - a kind below its reference whose multi-step moves or mobility the engine left unused;
 //! - otherwise the engine (its depth, or the agent's spec), with "a compressed scale" where most
 //!   large kinds are below their reference; in every case how the engine used the kind.
+//!
+//! Where the scale does not close a gap of the imbalance method, [`gap_games`] finds the
+//! logged games that decide between the kind's value and its scaled reference
+//! ([`super::evidence`]): the report adds their score, which says which value the engine's own
+//! games support, and cites the easiest of them.
 
+use super::evidence::{deciding_games, Deciding};
+use super::imbalance::GameLine;
 use super::report::{reference_at, short, ReportInput};
 use super::scale::{reference_scale, Point};
 use super::usage::{self, Usage};
 use super::ValueEstimate;
+use std::collections::BTreeMap;
 
 /// The engine that played the games, as the explanations name it.
 #[derive(Clone, Copy, Debug)]
@@ -72,16 +80,47 @@ fn references(input: &ReportInput) -> Vec<f64> {
     (0..input.primary.len()).map(|j| reference_at(input.reference, j)).collect()
 }
 
-/// Where the reference brought to this table's scale lies inside `e`'s interval: the table's
-/// unit differs from the reference's, not the kind's place among the others.
-fn scale_reason(e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> Option<String> {
-    let reference = references(input);
+/// The reference table's scale at this table ([`reference_scale`] over the primary values).
+fn table_scale(input: &ReportInput) -> f64 {
     let measured: Vec<Point> = input
         .primary
         .iter()
         .map(|p| Point { value: p.estimate.value, lo: p.estimate.lo, hi: p.estimate.hi })
         .collect();
-    let scale = reference_scale(&measured, &reference, input.kinds.unit);
+    reference_scale(&measured, &references(input), input.kinds.unit)
+}
+
+/// Per kind (in [`super::Kinds`] order), the imbalance games that decide between its value and
+/// its reference at this table's scale, for the kinds whose gap that scale does not close: a
+/// reference outside the primary interval both as it is and scaled, with the imbalance method
+/// primary (its games are the ones whose setups the values predict). `values`: the imbalance
+/// method's values by kind name; `examples`: decisive games cited per kind.
+pub(crate) fn gap_games(
+    input: &ReportInput,
+    games: &[GameLine],
+    values: &BTreeMap<String, f64>,
+    examples: usize,
+) -> Vec<Option<Deciding>> {
+    let scale = table_scale(input);
+    let outside = |e: &ValueEstimate, r: f64| r.is_finite() && !(e.lo..=e.hi).contains(&r);
+    (0..input.primary.len())
+        .map(|k| {
+            let (row, gcsa) = (&input.primary[k], reference_at(input.reference, k));
+            let gap = row.method == "imbalance"
+                && row.estimate.value.is_finite()
+                && Some(k) != input.kinds.unit
+                && outside(&row.estimate, gcsa)
+                && outside(&row.estimate, scale * gcsa);
+            let kind = &input.kinds.names[k];
+            gap.then(|| deciding_games(games, values, kind, scale * gcsa, examples))
+        })
+        .collect()
+}
+
+/// Where the reference brought to this table's scale lies inside `e`'s interval: the table's
+/// unit differs from the reference's, not the kind's place among the others.
+fn scale_reason(e: &ValueEstimate, input: &ReportInput, gcsa: f64) -> Option<String> {
+    let scale = table_scale(input);
     let scaled = scale * gcsa;
     (scaled.is_finite() && (e.lo..=e.hi).contains(&scaled)).then(|| format!(
         "the unit, not the rank: this table is {scale:.2} times the GCSA table (the median ratio over the kinds it measures clearly above zero), and at that scale the GCSA value is {}, inside the interval",
@@ -299,6 +338,7 @@ mod tests {
                 engine: Engine::Search { depth: 1 },
                 calibrations: &[],
                 usage: usage.then_some(&self.usage),
+                gap_games: &[],
             }
         }
 
@@ -396,5 +436,49 @@ mod tests {
         for kirin in [x.why(5, Some(9.0), true), x.why(5, None, false)] {
             assert!(kirin.starts_with("worth more to a depth-1 tactical engine"), "{kirin}");
         }
+    }
+
+    /// A gap that the table's scale does not close cites the imbalance games that decide
+    /// between the table's value and the scaled reference; a gap the scale closes, and the
+    /// unit, cite none. The lion (7 here, GCSA 20, 12 at the scale 0.6) against two rooks
+    /// (4.5 each): at 7 the rooks are favoured, at 12 the lion; the rook side wins 30 of 40.
+    #[test]
+    fn a_gap_beyond_the_scale_cites_the_games_that_decide_it() {
+        let x = Explained::new();
+        let game = |i: usize| GameLine {
+            setup: i,
+            swap: 0,
+            agent: "ab1q-test".into(),
+            seed: 0,
+            sfen: "9/9/9/9/9/9/9/9/9 b - 1".into(),
+            diff: [("lion".to_string(), 1), ("rook".to_string(), -2)].into(),
+            result: if i % 4 == 0 { 1.0 } else { 0.0 },
+            plies: 200 - i as u32,
+            termination: "royal-captured".into(),
+            ms: 0,
+            moves: format!("move{i}"),
+        };
+        let games: Vec<GameLine> = (0..40).map(game).collect();
+        let values =
+            (x.kinds.names.iter().cloned()).zip(x.primary.iter().map(|p| p.estimate.value));
+        let values: BTreeMap<String, f64> = values.collect();
+        let deciding = gap_games(&x.input(true), &games, &values, 2);
+        assert!(deciding[0].is_none() && deciding[3].is_none(), "the unit; the dragon's scale");
+        let lion = deciding[1].as_ref().unwrap();
+        assert_eq!((lion.wins, lion.draws, lion.losses, lion.other), (30, 0, 10, 12.0));
+        assert_eq!(deciding[2].as_ref().map(|d| d.summary.games), Some(0), "no rook game flips");
+        let input = ReportInput { gap_games: &deciding, ..x.input(true) };
+        let md = super::super::report::markdown(&input);
+        assert!(md.contains("the GCSA value at this table's scale is 12.00; 40 games decide between its value 7.00 and 12.00: the side its value favours scored +30 =0 -10"), "{md}");
+        assert!(md.contains("line 1 (setup 39/0: lion vs 2 rook, the lion side lost in 161 plies), line 2 (setup 38/0"), "{md}");
+        let file = super::super::report::gap_games_file(&input);
+        let file: Vec<&str> = file.lines().collect();
+        assert_eq!(
+            file,
+            [
+                "sfen 9/9/9/9/9/9/9/9/9 b - 1 moves move39",
+                "sfen 9/9/9/9/9/9/9/9/9 b - 1 moves move38"
+            ]
+        );
     }
 }

@@ -1,11 +1,13 @@
 //! The files of a study's report ([`Study::write_report`]): `<variant>.csv` (primary),
-//! `<variant>-all.csv`, `<variant>-effects.csv`, `<variant>.md`, and the charts
-//! `<variant>.png`, `<variant>-effects.png`, `<variant>-intervals.png`. Charts are drawn first
+//! `<variant>-all.csv`, `<variant>-effects.csv`, `<variant>.md`, the charts
+//! `<variant>.png`, `<variant>-effects.png`, `<variant>-intervals.png`, and
+//! `<variant>-gap-games.txt` (the games that the report's disagreements cite, when it cites any). Charts are drawn first
 //! (each written atomically by the plot crate), then the text files (each through
 //! [`shogilab_fsio::write_atomic`]); a chart that cannot be drawn (too few finite points)
 //! removes the one an earlier run left, so the folder never shows a chart of other numbers.
 
-use super::explain::Engine;
+use super::evidence::Deciding;
+use super::explain::{self, Engine};
 use super::imbalance::rules_of;
 use super::log::{LogError, SessionLine};
 use super::report::{self, Reference, ReportInput};
@@ -33,6 +35,9 @@ pub enum OutputError {
 /// Games replayed for the report's usage table (evenly spaced through the log): enough for
 /// every kind's rates, few enough to take seconds.
 const USAGE_GAMES: usize = 2000;
+
+/// Decisive games cited per kind whose gap the table's scale does not close.
+const GAP_EXAMPLES: usize = 3;
 
 /// What [`Study::write_report`] wrote.
 #[derive(Debug, Clone)]
@@ -62,7 +67,7 @@ impl Study {
         files.push(format!("`games/{name}/` (imbalance game log, Parquet)"));
         let sessions = self.log.read_sessions().map_err(OutputError::from)?;
         let usage = usage::usage(v, kinds, &result.games, USAGE_GAMES)?;
-        let md = report::markdown(&ReportInput {
+        let input = ReportInput {
             variant: name,
             command: &self.cfg.command,
             kinds,
@@ -81,7 +86,15 @@ impl Study {
             },
             calibrations: &result.calibrations,
             usage: (usage.games > 0).then_some(&usage),
-        });
+            gap_games: &[],
+        };
+        let deciding = gap_games(&input, result);
+        let mut input = ReportInput { gap_games: &deciding, ..input };
+        let evidence = (format!("{name}-gap-games.txt"), report::gap_games_file(&input));
+        if !evidence.1.is_empty() {
+            input.files.push(format!("`{}` (games the disagreements cite)", evidence.0));
+        }
+        let md = report::markdown(&input);
         let text_files = [
             (format!("{name}-all.csv"), report::csv_all(&result.methods, reference)),
             (format!("{name}-effects.csv"), report::csv_effects(&result.methods, reference)),
@@ -98,11 +111,28 @@ impl Study {
         for (file, text) in &text_files {
             write_atomic(&out.join(file), text.as_bytes()).map_err(OutputError::from)?;
         }
+        if evidence.1.is_empty() {
+            let _ = std::fs::remove_file(out.join(&evidence.0)); // no stale games of another fit
+        } else {
+            write_atomic(&out.join(&evidence.0), evidence.1.as_bytes())
+                .map_err(OutputError::from)?;
+        }
         Ok(Written {
             markdown: out.join(format!("{name}.md")),
             summary: summary_lines(&result.methods, reference),
         })
     }
+}
+
+/// The imbalance games that decide each gap the table's scale does not close
+/// ([`explain::gap_games`]), from the imbalance method's values; none without that method.
+fn gap_games(input: &ReportInput, result: &StudyResult) -> Vec<Option<Deciding>> {
+    let Some(m) = result.methods.iter().find(|m| m.method == "imbalance") else {
+        return Vec::new();
+    };
+    let values =
+        input.kinds.names.iter().cloned().zip(m.estimates.iter().map(|e| e.value)).collect();
+    explain::gap_games(input, &result.games, &values, GAP_EXAMPLES)
 }
 
 /// Per kind that promotes: the kind of its promoted type.

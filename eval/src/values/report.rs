@@ -1,6 +1,7 @@
 //! Report text: the CSV files (`<variant>.csv` with the primary estimate per kind,
 //! `<variant>-all.csv` with every method) and the Markdown report beside a reference table.
 
+use super::evidence::{games_words, replay_line, Deciding};
 use super::explain;
 use super::stats::{pearson, percentile_interval, quantile_sorted, spearman, WithInterval};
 use super::usage::Usage;
@@ -232,6 +233,10 @@ pub struct ReportInput<'a> {
     pub calibrations: &'a [super::odds::Calibration],
     /// How the engine used each kind in its games (None: no game records its moves).
     pub usage: Option<&'a Usage>,
+    /// Per kind whose gap the table's scale does not close, the imbalance games that decide
+    /// between its value and the scaled reference ([`super::explain::gap_games`]); empty or
+    /// None elsewhere. Their examples are the lines of [`gap_games_file`].
+    pub gap_games: &'a [Option<Deciding>],
 }
 
 /// Games needed, by the 1/√n rule, before the 95% interval of an effect of true size `size`
@@ -430,6 +435,35 @@ fn descending_unmeasured_last(keys: &[f64]) -> Vec<usize> {
     order
 }
 
+/// The kinds in the order of the report's tables: by reference value (else the primary
+/// estimate), largest first, unmeasured last.
+fn table_order(input: &ReportInput) -> Vec<usize> {
+    let keys: Vec<f64> = (0..input.kinds.len())
+        .map(|k| {
+            let r = reference_at(input.reference, k);
+            if r.is_finite() {
+                r
+            } else {
+                input.primary[k].estimate.value
+            }
+        })
+        .collect();
+    descending_unmeasured_last(&keys)
+}
+
+/// The games that the agreement section cites, one `shogilab replay` line each, in the order
+/// it numbers them (empty when it cites none).
+pub fn gap_games_file(input: &ReportInput) -> String {
+    let mut s = String::new();
+    for k in table_order(input) {
+        for game in input.gap_games.get(k).into_iter().flatten().flat_map(|d| &d.examples) {
+            s.push_str(&replay_line(game));
+            s.push('\n');
+        }
+    }
+    s
+}
+
 /// The values table, kinds by reference value (else the primary estimate), largest first; returns that order of the kinds.
 fn values_table(s: &mut String, input: &ReportInput) -> Vec<usize> {
     s.push_str(&format!(
@@ -455,17 +489,7 @@ fn values_table(s: &mut String, input: &ReportInput) -> Vec<usize> {
     s.push('\n');
     s.push_str(&rule);
     s.push('\n');
-    let keys: Vec<f64> = (0..input.kinds.len())
-        .map(|k| {
-            let r = reference_at(input.reference, k);
-            if r.is_finite() {
-                r
-            } else {
-                input.primary[k].estimate.value
-            }
-        })
-        .collect();
-    let order = descending_unmeasured_last(&keys);
+    let order = table_order(input);
     for &k in &order {
         let p = &input.primary[k];
         let e = &p.estimate;
@@ -514,7 +538,12 @@ fn agreement_section(s: &mut String, input: &ReportInput, r: &Reference, order: 
     s.push_str(
         "\n### Where the primary estimate and the reference disagree beyond the interval\n\n",
     );
+    if input.gap_games.iter().any(Option::is_some) {
+        let v = input.variant;
+        s.push_str(&format!("Where the GCSA value, brought to this table's scale, still lies outside the interval, the line adds the imbalance games whose predicted winner (the material balance at this table's values) changes when that kind alone takes the scaled GCSA value: the score of the side that this table's value favours, with its 95% interval, and such games won by the side the majority of results favours (fewest pieces in the difference first, then fewest plies), as lines of `{v}-gap-games.txt` (`shogilab replay -v {v} --file {v}-gap-games.txt` plays them).\n\n"));
+    }
     let mut any = false;
+    let mut line_no = 0;
     for &k in order {
         let e = &input.primary[k].estimate;
         let g = r.values[k];
@@ -523,8 +552,16 @@ fn agreement_section(s: &mut String, input: &ReportInput, r: &Reference, order: 
         }
         if g < e.lo || g > e.hi {
             any = true;
+            let games = match input.gap_games.get(k) {
+                Some(Some(d)) => format!(
+                    "; the GCSA value at this table's scale is {}{}",
+                    short(d.other),
+                    games_words(d, &mut line_no)
+                ),
+                _ => String::new(),
+            };
             s.push_str(&format!(
-                "* **{}**: GCSA {} vs {} [{}, {}] ({}): {}.\n",
+                "* **{}**: GCSA {} vs {} [{}, {}] ({}): {}{games}.\n",
                 e.piece,
                 short(g),
                 short(e.value),
@@ -689,6 +726,7 @@ mod tests {
             engine: super::explain::Engine::Search { depth: 1 },
             calibrations: &[],
             usage: None,
+            gap_games: &[],
         };
         assert!((reference_unit_effect(&m, 0, &input) - 0.025).abs() < 1e-12);
         // a half-width of 0.01 shrinks to 0.025 after 1000 × (0.01 / 0.025)² = 160 games, to

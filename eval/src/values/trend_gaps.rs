@@ -10,7 +10,7 @@
 //! the kind and its scaled reference ([`super::evidence`]): their score and the easiest to read
 //! of them, written to a file that `shogilab replay` reads.
 
-use super::evidence::{deciding_games, difference_words, replay_line, Deciding, Verdict};
+use super::evidence::{deciding_games, games_words, replay_line, Deciding};
 use super::imbalance::GameLine;
 use super::report::short;
 use super::scale::reference_scale;
@@ -176,54 +176,10 @@ impl Trend {
     }
 }
 
-/// Whether the side with more pieces of `kind` won the game.
-fn kind_side_won(g: &GameLine, kind: &str) -> bool {
-    g.diff.get(kind).is_some_and(|&n| (n > 0) == (g.result > 0.5))
-}
-
-/// The deciding games of one kind in words; advances `line_no` over the games cited.
-fn games_words(d: &Deciding, line_no: &mut usize) -> String {
-    let count = format!(
-        "{} games decide between its value {} and {}",
-        d.summary.games,
-        short(d.measured),
-        short(d.other)
-    );
-    if d.verdict() == Verdict::NoGames {
-        return format!("; {count}: none");
-    }
-    let (lo, hi) = d.summary.score_ci;
-    let verdict = match d.verdict() {
-        Verdict::Measured => "the games support the engine's value",
-        Verdict::Other => "the games support the scaled reference",
-        _ => "the games do not decide",
-    };
-    let cited: Vec<String> = (d.examples.iter())
-        .map(|g| {
-            *line_no += 1;
-            format!(
-                "line {} (setup {}/{}: {}, the {} side {} in {} plies)",
-                *line_no,
-                g.setup,
-                g.swap,
-                difference_words(g, &d.kind),
-                d.kind,
-                if kind_side_won(g, &d.kind) { "won" } else { "lost" },
-                g.plies
-            )
-        })
-        .collect();
-    let shown =
-        if cited.is_empty() { String::new() } else { format!("; e.g. {}", cited.join(", ")) };
-    format!(
-        "; {count}: the side its value favours scored +{} ={} -{}, {:.3} [{:.3}, {:.3}]: {verdict}{shown}",
-        d.wins, d.draws, d.losses, d.summary.score, lo, hi
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::values::evidence::Verdict;
     use crate::values::log::GameLog;
     use std::path::Path;
 
