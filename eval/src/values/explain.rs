@@ -95,7 +95,7 @@ fn table_scale(input: &ReportInput) -> f64 {
 /// reference outside the primary interval both as it is and scaled, with the imbalance method
 /// primary (its games are the ones whose setups the values predict). `values`: the imbalance
 /// method's values by kind name; `examples`: decisive games cited per kind.
-pub(crate) fn gap_games(
+pub fn gap_games(
     input: &ReportInput,
     games: &[GameLine],
     values: &BTreeMap<String, f64>,
@@ -452,7 +452,7 @@ mod tests {
             seed: 0,
             sfen: "9/9/9/9/9/9/9/9/9 b - 1".into(),
             diff: [("lion".to_string(), 1), ("rook".to_string(), -2)].into(),
-            result: if i % 4 == 0 { 1.0 } else { 0.0 },
+            result: if i.is_multiple_of(4) { 1.0 } else { 0.0 },
             plies: 200 - i as u32,
             termination: "royal-captured".into(),
             ms: 0,
