@@ -118,6 +118,17 @@ pub fn replay_line(g: &GameLine) -> String {
     format!("sfen {} moves {}", g.sfen, g.moves)
 }
 
+/// The example games of `deciding`, one [`replay_line`] each, in the order given: the file
+/// whose lines a report cites as `line N`.
+pub fn replay_file<'a>(deciding: impl IntoIterator<Item = &'a Deciding>) -> String {
+    let mut s = String::new();
+    for game in deciding.into_iter().flat_map(|d| &d.examples) {
+        s.push_str(&replay_line(game));
+        s.push('\n');
+    }
+    s
+}
+
 /// The material difference of a game in words, from the side with more of the kind: `lion
 /// vs dragon king, 2 rook` (counts above one written before the name).
 pub fn difference_words(g: &GameLine, kind: &str) -> String {

@@ -1,8 +1,8 @@
 //! The files of a study's report ([`Study::write_report`]): `<variant>.csv` (primary),
-//! `<variant>-all.csv`, `<variant>-effects.csv`, `<variant>.md`, the charts
-//! `<variant>.png`, `<variant>-effects.png`, `<variant>-intervals.png`, and
-//! `<variant>-gap-games.txt` (the games that the report's disagreements cite, when it cites any). Charts are drawn first
-//! (each written atomically by the plot crate), then the text files (each through
+//! `<variant>-all.csv`, `<variant>-effects.csv`, `<variant>.md`, the charts `<variant>.png`,
+//! `<variant>-effects.png`, `<variant>-intervals.png`, and `<variant>-gap-games.txt` (the games
+//! that the report's disagreements cite, when it cites any). Charts are drawn first (each
+//! written atomically by the plot crate), then the text files (each through
 //! [`shogilab_fsio::write_atomic`]); a chart that cannot be drawn (too few finite points)
 //! removes the one an earlier run left, so the folder never shows a chart of other numbers.
 
@@ -90,9 +90,10 @@ impl Study {
         };
         let deciding = gap_games(&input, result);
         let mut input = ReportInput { gap_games: &deciding, ..input };
-        let evidence = (format!("{name}-gap-games.txt"), report::gap_games_file(&input));
-        if !evidence.1.is_empty() {
-            input.files.push(format!("`{}` (games the disagreements cite)", evidence.0));
+        let (gap_file, gap_lines) =
+            (format!("{name}-gap-games.txt"), report::gap_games_file(&input));
+        if !gap_lines.is_empty() {
+            input.files.push(format!("`{gap_file}` (games the disagreements cite)"));
         }
         let md = report::markdown(&input);
         let text_files = [
@@ -111,11 +112,10 @@ impl Study {
         for (file, text) in &text_files {
             write_atomic(&out.join(file), text.as_bytes()).map_err(OutputError::from)?;
         }
-        if evidence.1.is_empty() {
-            let _ = std::fs::remove_file(out.join(&evidence.0)); // no stale games of another fit
+        if gap_lines.is_empty() {
+            let _ = std::fs::remove_file(out.join(&gap_file)); // no stale games of another fit
         } else {
-            write_atomic(&out.join(&evidence.0), evidence.1.as_bytes())
-                .map_err(OutputError::from)?;
+            write_atomic(&out.join(&gap_file), gap_lines.as_bytes()).map_err(OutputError::from)?;
         }
         Ok(Written {
             markdown: out.join(format!("{name}.md")),

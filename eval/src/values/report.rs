@@ -1,7 +1,7 @@
 //! Report text: the CSV files (`<variant>.csv` with the primary estimate per kind,
 //! `<variant>-all.csv` with every method) and the Markdown report beside a reference table.
 
-use super::evidence::{games_words, replay_line, Deciding};
+use super::evidence::{games_words, replay_file, Deciding};
 use super::explain;
 use super::stats::{pearson, percentile_interval, quantile_sorted, spearman, WithInterval};
 use super::usage::Usage;
@@ -454,14 +454,7 @@ fn table_order(input: &ReportInput) -> Vec<usize> {
 /// The games that the agreement section cites, one `shogilab replay` line each, in the order
 /// it numbers them (empty when it cites none).
 pub fn gap_games_file(input: &ReportInput) -> String {
-    let mut s = String::new();
-    for k in table_order(input) {
-        for game in input.gap_games.get(k).into_iter().flatten().flat_map(|d| &d.examples) {
-            s.push_str(&replay_line(game));
-            s.push('\n');
-        }
-    }
-    s
+    replay_file(table_order(input).into_iter().filter_map(|k| input.gap_games.get(k)?.as_ref()))
 }
 
 /// The values table, kinds by reference value (else the primary estimate), largest first; returns that order of the kinds.

@@ -10,7 +10,7 @@
 //! the kind and its scaled reference ([`super::evidence`]): their score and the easiest to read
 //! of them, written to a file that `shogilab replay` reads.
 
-use super::evidence::{deciding_games, games_words, replay_line, Deciding};
+use super::evidence::{deciding_games, games_words, replay_file, Deciding};
 use super::imbalance::GameLine;
 use super::report::short;
 use super::scale::reference_scale;
@@ -165,14 +165,7 @@ impl Trend {
 
     /// The cited games, one `shogilab replay` line each, in the order the report numbers them.
     pub fn evidence_file(&self) -> String {
-        let mut s = String::new();
-        for g in self.gaps() {
-            for game in g.games.iter().flat_map(|d| &d.examples) {
-                s.push_str(&replay_line(game));
-                s.push('\n');
-            }
-        }
-        s
+        replay_file(self.gaps().iter().filter_map(|g| g.games.as_ref()))
     }
 }
 
