@@ -109,6 +109,27 @@ pub fn points(
 
 /// Write `curve.csv` and the two charts into `run_dir`.
 pub fn write_curve(run_dir: &Path, pts: &[AnchorPoint]) -> Result<Vec<PathBuf>, PipelineError> {
+    let csv_path = run_dir.join("curve.csv");
+    write_atomic(&csv_path, curve_csv(pts).as_bytes())?;
+    let mut written = vec![csv_path];
+    type XOf = fn(&AnchorPoint) -> f64;
+    let by_generation: XOf = |p| p.generation as f64;
+    let by_cpu_hours: XOf = |p| p.cpu_hours;
+    for (x_name, file, x_of) in [
+        ("generation", "elo-by-generation.png", by_generation),
+        ("CPU-hours", "elo-by-cpu-hours.png", by_cpu_hours),
+    ] {
+        let png = run_dir.join(file);
+        let title = format!("Elo against the anchors, 95% intervals (clipped at ±{ELO_CLIP})");
+        let labels = Labels { title: &title, x: x_name, y: "Elo" };
+        shogilab_plot::line_chart(&png, labels, &anchor_series(pts, x_of))?;
+        written.push(png);
+    }
+    Ok(written)
+}
+
+/// `curve.csv`: one row per generation and anchor.
+fn curve_csv(pts: &[AnchorPoint]) -> String {
     let mut csv = String::from(
         "generation,cpu_hours,anchor,games,wins,draws,losses,forfeits,score,elo,elo_low,elo_high,\
          forfeit_wins,forfeit_losses\n",
@@ -133,40 +154,29 @@ pub fn write_curve(run_dir: &Path, pts: &[AnchorPoint]) -> Result<Vec<PathBuf>, 
             r.forfeit_losses
         ));
     }
-    let csv_path = run_dir.join("curve.csv");
-    write_atomic(&csv_path, csv.as_bytes())?;
-    let mut written = vec![csv_path];
+    csv
+}
+
+/// One chart series per anchor (in name order): Elo with its interval, clipped at ±ELO_CLIP,
+/// against `x_of` of each point.
+fn anchor_series(pts: &[AnchorPoint], x_of: fn(&AnchorPoint) -> f64) -> Vec<Series> {
     let mut anchors: Vec<&str> = pts.iter().map(|p| p.anchor.as_str()).collect();
     anchors.sort_unstable();
     anchors.dedup();
-    for (x_name, file, x_of) in [
-        (
-            "generation",
-            "elo-by-generation.png",
-            (|p: &AnchorPoint| p.generation as f64) as fn(&AnchorPoint) -> f64,
-        ),
-        ("CPU-hours", "elo-by-cpu-hours.png", |p: &AnchorPoint| p.cpu_hours),
-    ] {
-        let series: Vec<Series> = anchors
-            .iter()
-            .map(|a| {
-                let of_anchor = || pts.iter().filter(|p| p.anchor == *a);
-                let clip = |elo: f64| elo.clamp(-ELO_CLIP, ELO_CLIP);
-                Series {
-                    name: format!("vs {a}"),
-                    points: of_anchor().map(|p| (x_of(p), clip(p.record.elo))).collect(),
-                    bars: of_anchor()
-                        .map(|p| (clip(p.record.elo_ci95[0]), clip(p.record.elo_ci95[1])))
-                        .collect(),
-                }
-            })
-            .collect();
-        let png = run_dir.join(file);
-        let title = format!("Elo against the anchors, 95% intervals (clipped at ±{ELO_CLIP})");
-        shogilab_plot::line_chart(&png, Labels { title: &title, x: x_name, y: "Elo" }, &series)?;
-        written.push(png);
-    }
-    Ok(written)
+    let clip = |elo: f64| elo.clamp(-ELO_CLIP, ELO_CLIP);
+    anchors
+        .iter()
+        .map(|a| {
+            let of_anchor = || pts.iter().filter(|p| p.anchor == *a);
+            Series {
+                name: format!("vs {a}"),
+                points: of_anchor().map(|p| (x_of(p), clip(p.record.elo))).collect(),
+                bars: of_anchor()
+                    .map(|p| (clip(p.record.elo_ci95[0]), clip(p.record.elo_ci95[1])))
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

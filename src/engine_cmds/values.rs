@@ -221,37 +221,9 @@ fn study_config(
     v: &Arc<Variant>,
     networks: &Arc<dyn Networks>,
 ) -> Result<StudyConfig> {
-    if a.bootstrap < 20 {
-        bail!("--bootstrap {}: use at least 20 resamples", a.bootstrap);
-    }
+    check_ranges(a)?;
     let primary = Primary::parse(&a.primary)?;
-    if let Some(m) = a.max_minutes {
-        if !(m.is_finite() && m >= 0.0) {
-            bail!("--max-minutes {m}: must be a non-negative number");
-        }
-    }
-    if !(0.0..=1.0).contains(&a.royal_drop) {
-        bail!("--royal-drop {}: expected a chance between 0 and 1", a.royal_drop);
-    }
-    if a.part_games == 0 {
-        bail!("--part-games 0: a part holds at least one game");
-    }
-    let engine = ImbalanceConfig {
-        depth: a.depth,
-        root_budget: a.budget_per_root_move,
-        safe_royals: a.safe_royals,
-        noise_cp: a.noise,
-        max_plies: a.max_plies,
-        advance_cp: a.advance,
-        min_promotions: a.min_promotions,
-        max_removals: a.max_removals,
-        max_pawns: a.max_pawns,
-        royal_drop: a.royal_drop,
-        odds: a.odds.clone(),
-        seed: a.seed,
-        agent: a.engine.as_deref().map(|s| agent_engine(s, v, networks)).transpose()?,
-        ..ImbalanceConfig::default()
-    };
+    let engine = engine_config(a, v, networks)?;
     let command = std::env::args()
         .skip(1)
         .map(|s| if s.contains(' ') { format!("'{s}'") } else { s })
@@ -275,6 +247,49 @@ fn study_config(
         primary,
         probe_positions: a.probe_positions,
         command: format!("shogilab {command}"),
+    })
+}
+
+/// The numeric arguments that have a range, each refused with its flag outside it.
+fn check_ranges(a: &ValuesArgs) -> Result<()> {
+    if a.bootstrap < 20 {
+        bail!("--bootstrap {}: use at least 20 resamples", a.bootstrap);
+    }
+    if let Some(m) = a.max_minutes {
+        if !(m.is_finite() && m >= 0.0) {
+            bail!("--max-minutes {m}: must be a non-negative number");
+        }
+    }
+    if !(0.0..=1.0).contains(&a.royal_drop) {
+        bail!("--royal-drop {}: expected a chance between 0 and 1", a.royal_drop);
+    }
+    if a.part_games == 0 {
+        bail!("--part-games 0: a part holds at least one game");
+    }
+    Ok(())
+}
+
+/// The engine that plays the imbalance (and odds) games, and how its setups are drawn.
+fn engine_config(
+    a: &ValuesArgs,
+    v: &Arc<Variant>,
+    networks: &Arc<dyn Networks>,
+) -> Result<ImbalanceConfig> {
+    Ok(ImbalanceConfig {
+        depth: a.depth,
+        root_budget: a.budget_per_root_move,
+        safe_royals: a.safe_royals,
+        noise_cp: a.noise,
+        max_plies: a.max_plies,
+        advance_cp: a.advance,
+        min_promotions: a.min_promotions,
+        max_removals: a.max_removals,
+        max_pawns: a.max_pawns,
+        royal_drop: a.royal_drop,
+        odds: a.odds.clone(),
+        seed: a.seed,
+        agent: a.engine.as_deref().map(|s| agent_engine(s, v, networks)).transpose()?,
+        ..ImbalanceConfig::default()
     })
 }
 

@@ -55,16 +55,6 @@ impl Study {
         let name = v.name.as_str();
         let reference = self.inputs.reference.as_ref();
         let drawn = draw_charts(v, kinds, out, result, reference)?;
-        let mut files = vec![
-            format!("`{name}.csv` (primary)"),
-            format!("`{name}-all.csv` (every method)"),
-            format!("`{name}-effects.csv` (unit-free effects)"),
-        ];
-        files.extend(drawn.iter().map(|f| format!("`{f}`")));
-        if !result.calibrations.is_empty() {
-            files.push(format!("`{name}-odds.csv` (odds games)"));
-        }
-        files.push(format!("`games/{name}/` (imbalance game log, Parquet)"));
         let sessions = self.log.read_sessions().map_err(OutputError::from)?;
         let usage = usage::usage(v, kinds, &result.games, USAGE_GAMES)?;
         let input = ReportInput {
@@ -76,10 +66,8 @@ impl Study {
             reference,
             speed: speed_lines(&result.games, &sessions),
             promotes_to: promotes_to(v, kinds),
-            promoted_only: (0..kinds.len())
-                .map(|k| !v.types.iter().any(|t| kinds.of_type[t.id as usize] == k && !t.promoted))
-                .collect(),
-            files,
+            promoted_only: promoted_only(v, kinds),
+            files: file_list(name, &drawn, result),
             engine: match &self.cfg.engine.agent {
                 Some(agent) => Engine::Agent { spec: &agent.spec },
                 None => Engine::Search { depth: self.cfg.engine.depth },
@@ -90,38 +78,65 @@ impl Study {
         };
         let deciding = gap_games(&input, result);
         let mut input = ReportInput { gap_games: &deciding, ..input };
-        let (gap_file, gap_lines) =
-            (format!("{name}-gap-games.txt"), report::gap_games_file(&input));
+        let gap_lines = report::gap_games_file(&input);
         if !gap_lines.is_empty() {
-            input.files.push(format!("`{gap_file}` (games the disagreements cite)"));
+            input.files.push(format!("`{name}-gap-games.txt` (games the disagreements cite)"));
         }
-        let md = report::markdown(&input);
+        let odds = if result.calibrations.is_empty() {
+            String::new()
+        } else {
+            odds_report::csv(&result.calibrations, &result.methods, kinds)
+        };
         let text_files = [
             (format!("{name}-all.csv"), report::csv_all(&result.methods, reference)),
             (format!("{name}-effects.csv"), report::csv_effects(&result.methods, reference)),
             (format!("{name}.csv"), report::csv_primary(&result.primary, reference)),
-            (format!("{name}.md"), md),
+            (format!("{name}.md"), report::markdown(&input)),
+            // the two optional files: an empty text removes the one an earlier fit left
+            (format!("{name}-odds.csv"), odds),
+            (format!("{name}-gap-games.txt"), gap_lines),
         ];
-        let odds_file = format!("{name}-odds.csv");
-        if result.calibrations.is_empty() {
-            let _ = std::fs::remove_file(out.join(&odds_file)); // no stale table of other games
-        } else {
-            let text = odds_report::csv(&result.calibrations, &result.methods, kinds);
-            write_atomic(&out.join(&odds_file), text.as_bytes()).map_err(OutputError::from)?;
-        }
         for (file, text) in &text_files {
-            write_atomic(&out.join(file), text.as_bytes()).map_err(OutputError::from)?;
-        }
-        if gap_lines.is_empty() {
-            let _ = std::fs::remove_file(out.join(&gap_file)); // no stale games of another fit
-        } else {
-            write_atomic(&out.join(&gap_file), gap_lines.as_bytes()).map_err(OutputError::from)?;
+            write_or_remove(&out.join(file), text)?;
         }
         Ok(Written {
             markdown: out.join(format!("{name}.md")),
             summary: summary_lines(&result.methods, reference),
         })
     }
+}
+
+/// Write `text` to `path` atomically; an empty text removes the file instead, so that the
+/// folder keeps no file of another fit (every file a report always writes is non-empty).
+fn write_or_remove(path: &Path, text: &str) -> Result<(), OutputError> {
+    if text.is_empty() {
+        let _ = std::fs::remove_file(path); // absent already is fine
+        return Ok(());
+    }
+    Ok(write_atomic(path, text.as_bytes())?)
+}
+
+/// The files the report lists: the CSVs, the charts drawn, the odds table where there are odds
+/// games, and the game log (the gap-games file is added once known).
+fn file_list(name: &str, drawn: &[String], result: &StudyResult) -> Vec<String> {
+    let mut files = vec![
+        format!("`{name}.csv` (primary)"),
+        format!("`{name}-all.csv` (every method)"),
+        format!("`{name}-effects.csv` (unit-free effects)"),
+    ];
+    files.extend(drawn.iter().map(|f| format!("`{f}`")));
+    if !result.calibrations.is_empty() {
+        files.push(format!("`{name}-odds.csv` (odds games)"));
+    }
+    files.push(format!("`games/{name}/` (imbalance game log, Parquet)"));
+    files
+}
+
+/// Per kind: whether it has no unpromoted type (it exists only by promotion).
+fn promoted_only(v: &Variant, kinds: &Kinds) -> Vec<bool> {
+    (0..kinds.len())
+        .map(|k| !v.types.iter().any(|t| kinds.of_type[t.id as usize] == k && !t.promoted))
+        .collect()
 }
 
 /// The imbalance games that decide each gap the table's scale does not close
