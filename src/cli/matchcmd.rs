@@ -185,6 +185,8 @@ fn merge_parts(
     Ok(true)
 }
 
+/// `shogilab match`: merge stored task parts, replay a stored task, or play the match (a whole
+/// one or one task's share) and report it.
 pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
     let v = a.variant.load()?;
     let out = a.result.out.as_deref().map(Store::open).transpose()?;
@@ -221,18 +223,32 @@ pub fn run_match_cmd(a: MatchArgs) -> Result<()> {
         check_limits(agent.as_ref(), &cfg.limits, LimitSource::Match)?;
     }
     let r = run_match(pa.as_mut(), pb.as_mut(), &v, &cfg, &mut |g| print_game(g, ""))?;
-    if let (Some(out), Some(task), Some(line)) = (&out, task, &line) {
-        let url = match_tasks::write_part(out, task, &settings, &r)?;
-        line.print(r.games.len(), r.games.len(), ("object", url.into()));
-        return Ok(());
+    match (&out, task, &line) {
+        (Some(out), Some(task), Some(line)) => {
+            let url = match_tasks::write_part(out, task, &settings, &r)?;
+            line.print(r.games.len(), r.games.len(), ("object", url.into()));
+            Ok(())
+        }
+        _ => report_whole_match(&r, out.as_ref(), settings, &v.name, a.result.json),
     }
+}
+
+/// A whole match's result: printed, written under `--out` with its settings, and as JSON when
+/// asked.
+fn report_whole_match(
+    r: &MatchResult,
+    out: Option<&Store>,
+    settings: serde_json::Value,
+    variant: &str,
+    json: bool,
+) -> Result<()> {
     println!("{}", r.describe());
-    if let Some(out) = &out {
-        let record = MatchRecord::of(&r).with_settings(settings);
-        write_match_files(out, &record, &GameLines::of(&r), &v.name)?;
+    if let Some(out) = out {
+        let record = MatchRecord::of(r).with_settings(settings);
+        write_match_files(out, &record, &GameLines::of(r), variant)?;
     }
-    if a.result.json {
-        println!("{}", match_json(&r));
+    if json {
+        println!("{}", match_json(r));
     }
     Ok(())
 }

@@ -50,13 +50,64 @@ pub fn random_game(
     game
 }
 
+/// What the playouts added up to: results, terminations, plies and the replay lines.
+#[derive(Default)]
+struct Tally {
+    results: BTreeMap<String, usize>,
+    terminations: BTreeMap<String, usize>,
+    plies: usize,
+    lines: String,
+}
+
+impl Tally {
+    /// Count a finished game; its moves (USI) become a `startpos moves ...` line when kept.
+    fn add(&mut self, game: &Game, moves: &[String], keep_line: bool) {
+        self.plies += game.plies();
+        let st = game.status();
+        let res = match st {
+            Status::Win(c, _) => format!("{c:?}").to_lowercase(),
+            _ => "draw".into(),
+        };
+        *self.results.entry(res).or_default() += 1;
+        let term = st.termination().map(|t| t.as_str()).unwrap_or("?").to_string();
+        *self.terminations.entry(term).or_default() += 1;
+        if keep_line {
+            self.lines.push_str("startpos moves");
+            for m in moves {
+                self.lines.push(' ');
+                self.lines.push_str(m);
+            }
+            self.lines.push('\n');
+        }
+    }
+
+    /// The summary: a JSON line (`json`) or three lines for a person.
+    fn print(&self, a: &PlayoutArgs, variant: &str, secs: f64) {
+        let (plies, results, terms) = (self.plies, &self.results, &self.terminations);
+        let pps = plies as f64 / secs.max(1e-9);
+        if a.json {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "variant": variant, "games": a.games, "seed": a.seed, "plies": plies,
+                    "mean_plies": plies as f64 / a.games.max(1) as f64,
+                    "seconds": secs, "plies_per_second": pps.round(),
+                    "results": results, "terminations": terms,
+                })
+            );
+        } else {
+            println!("{} games, {plies} plies in {secs:.2} s ({pps:.0} plies/s)", a.games);
+            println!("results: {results:?}");
+            println!("terminations: {terms:?}");
+        }
+    }
+}
+
+/// Play the games, write their lines where asked, and print the summary.
 pub fn run(a: PlayoutArgs) -> Result<()> {
     let v = a.variant.load()?;
     let mut rng = SmallRng::seed_from_u64(a.seed);
-    let mut results: BTreeMap<String, usize> = BTreeMap::new();
-    let mut terms: BTreeMap<String, usize> = BTreeMap::new();
-    let mut lines = String::new();
-    let mut total_plies = 0usize;
+    let mut tally = Tally::default();
     let t0 = Instant::now();
     for _ in 0..a.games {
         let mut moves = Vec::new();
@@ -65,44 +116,12 @@ pub fn run(a: PlayoutArgs) -> Result<()> {
                 moves.push(pos.move_to_usi(m));
             }
         });
-        total_plies += game.plies();
-        let st = game.status();
-        let res = match st {
-            Status::Win(c, _) => format!("{c:?}").to_lowercase(),
-            _ => "draw".into(),
-        };
-        *results.entry(res).or_default() += 1;
-        *terms
-            .entry(st.termination().map(|t| t.as_str()).unwrap_or("?").to_string())
-            .or_default() += 1;
-        if a.out.is_some() {
-            lines.push_str("startpos moves");
-            for m in &moves {
-                lines.push(' ');
-                lines.push_str(m);
-            }
-            lines.push('\n');
-        }
+        tally.add(&game, &moves, a.out.is_some());
     }
     let secs = t0.elapsed().as_secs_f64();
     if let Some(p) = &a.out {
-        write_atomic(p, lines.as_bytes())?;
+        write_atomic(p, tally.lines.as_bytes())?;
     }
-    let pps = total_plies as f64 / secs.max(1e-9);
-    if a.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "variant": v.name, "games": a.games, "seed": a.seed, "plies": total_plies,
-                "mean_plies": total_plies as f64 / a.games.max(1) as f64,
-                "seconds": secs, "plies_per_second": pps.round(),
-                "results": results, "terminations": terms,
-            })
-        );
-    } else {
-        println!("{} games, {total_plies} plies in {secs:.2} s ({pps:.0} plies/s)", a.games);
-        println!("results: {results:?}");
-        println!("terminations: {terms:?}");
-    }
+    tally.print(&a, &v.name, secs);
     Ok(())
 }
