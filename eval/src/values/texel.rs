@@ -10,7 +10,7 @@
 use super::stats::{ratio_bootstrap, Design};
 use super::{estimates_from, positions_fit_notes, width_curve, Kinds, MethodResult};
 use shogilab_engine::{Color, EngineError, Position, Variant};
-use shogilab_selfplay::dataset::{is_positions_file, read_samples, DatasetError};
+use shogilab_selfplay::dataset::{is_positions_file, read_samples, DatasetError, Sample};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -91,63 +91,80 @@ pub struct TexelData {
 
 /// Read every file (schema and variant checked by [`read_samples`]) into regression rows.
 pub fn load(files: &[PathBuf], v: &Arc<Variant>, kinds: &Kinds) -> Result<TexelData, TexelError> {
-    let p = 2 + kinds.len();
-    let mut d = Design::new(p);
+    let mut d = Design::new(2 + kinds.len());
     let (mut games, mut positions, mut quiet) = (0usize, 0usize, 0usize);
     let mut sample_sfens = Vec::new();
     for f in files {
         let samples = read_samples(std::slice::from_ref(f), &v.name)?;
-        // split into games: a new game starts when the ply does not increase
-        let mut start = 0;
-        while start < samples.len() {
-            let mut end = start + 1;
-            while end < samples.len() && samples[end].ply > samples[end - 1].ply {
-                end += 1;
-            }
-            let cluster = games;
-            games += 1;
-            let mut rows: Vec<(Vec<f64>, f64)> = Vec::with_capacity(end - start);
-            for s in &samples[start..end] {
-                let pos = Position::from_sfen(v, &s.sfen).map_err(|source| {
-                    TexelError::Position { file: f.clone(), sfen: s.sfen.clone(), source }
-                })?;
-                let black = pos.side_to_move() == Color::Black;
-                let score_stm = (s.result.clamp(-1, 1) as f64 + 1.0) / 2.0;
-                let y = if black { score_stm } else { 1.0 - score_stm };
-                let mut x = Vec::with_capacity(p);
-                x.push(1.0);
-                x.push(if black { 1.0 } else { -1.0 });
-                x.extend(kinds.diff(&pos, Color::Black));
-                rows.push((x, y));
-                if s.ply >= 20 && s.ply % 7 == 0 && sample_sfens.len() < 5000 {
-                    sample_sfens.push((s.sfen.clone(), s.ply));
-                }
-            }
+        for game in game_slices(&samples) {
+            let rows = game_rows(f, v, kinds, game, &mut sample_sfens)?;
             positions += rows.len();
-            // identical rows of one game (same features and result) become one weighted row
-            let mut index: std::collections::HashMap<Vec<i64>, usize> =
-                std::collections::HashMap::new();
-            for i in 0..rows.len() {
-                let stable = i + 1 == rows.len() || rows[i].0[2..] == rows[i + 1].0[2..];
-                if !stable {
-                    continue;
-                }
-                quiet += 1;
-                let key: Vec<i64> =
-                    rows[i].0.iter().map(|x| *x as i64).chain([(rows[i].1 * 2.0) as i64]).collect();
-                match index.get(&key) {
-                    Some(&r) => d.w[r] += 1.0,
-                    None => {
-                        index.insert(key, d.rows());
-                        d.push(&rows[i].0, rows[i].1, 1.0, cluster);
-                    }
-                }
-            }
-            start = end;
+            quiet += add_quiet_rows(&mut d, &rows, games);
+            games += 1;
         }
     }
     d.clusters = games;
     Ok(TexelData { design: d, games, positions, quiet, files: files.len(), sample_sfens })
+}
+
+/// The samples of a file cut into games: a new game starts where the ply does not increase.
+fn game_slices(samples: &[Sample]) -> impl Iterator<Item = &[Sample]> {
+    samples.chunk_by(|a, b| b.ply > a.ply)
+}
+
+/// One game's positions as regression rows: (intercept, side to move, per-kind count
+/// differences for Black; Black's score). Keeps a few mid-game positions for probing.
+fn game_rows(
+    file: &Path,
+    v: &Arc<Variant>,
+    kinds: &Kinds,
+    game: &[Sample],
+    sample_sfens: &mut Vec<(String, u32)>,
+) -> Result<Vec<(Vec<f64>, f64)>, TexelError> {
+    let mut rows = Vec::with_capacity(game.len());
+    for s in game {
+        let pos = Position::from_sfen(v, &s.sfen).map_err(|source| TexelError::Position {
+            file: file.to_path_buf(),
+            sfen: s.sfen.clone(),
+            source,
+        })?;
+        let black = pos.side_to_move() == Color::Black;
+        let score_stm = (s.result.clamp(-1, 1) as f64 + 1.0) / 2.0;
+        let y = if black { score_stm } else { 1.0 - score_stm };
+        let mut x = Vec::with_capacity(2 + kinds.len());
+        x.push(1.0);
+        x.push(if black { 1.0 } else { -1.0 });
+        x.extend(kinds.diff(&pos, Color::Black));
+        rows.push((x, y));
+        if s.ply >= 20 && s.ply % 7 == 0 && sample_sfens.len() < 5000 {
+            sample_sfens.push((s.sfen.clone(), s.ply));
+        }
+    }
+    Ok(rows)
+}
+
+/// Add a game's quiet rows (the material does not change at the next position, or the game
+/// ends) to the design, identical rows (same features and result) as one weighted row, all in
+/// the bootstrap cluster `game`; returns how many were quiet.
+fn add_quiet_rows(d: &mut Design, rows: &[(Vec<f64>, f64)], game: usize) -> usize {
+    let mut index: std::collections::HashMap<Vec<i64>, usize> = std::collections::HashMap::new();
+    let mut quiet = 0;
+    for (i, (x, y)) in rows.iter().enumerate() {
+        let stable = rows.get(i + 1).is_none_or(|next| x[2..] == next.0[2..]);
+        if !stable {
+            continue;
+        }
+        quiet += 1;
+        let key: Vec<i64> = x.iter().map(|v| *v as i64).chain([(y * 2.0) as i64]).collect();
+        match index.get(&key) {
+            Some(&r) => d.w[r] += 1.0,
+            None => {
+                index.insert(key, d.rows());
+                d.push(x, *y, 1.0, game);
+            }
+        }
+    }
+    quiet
 }
 
 /// Fit the dataset rows.
@@ -196,4 +213,49 @@ pub fn fit(
         ..Default::default()
     }
     .with_draws(kinds, &r, 2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(ply: u32) -> Sample {
+        Sample {
+            game_id: String::new(),
+            sfen: String::new(),
+            ply,
+            policy_moves: Vec::new(),
+            policy_probs: Vec::new(),
+            root_value: 0.0,
+            result: 0,
+        }
+    }
+
+    #[test]
+    fn a_file_splits_into_games_where_the_ply_stops_rising() {
+        let samples: Vec<Sample> = [0, 1, 2, 0, 1, 5, 5, 6].map(sample).to_vec();
+        let lengths: Vec<usize> = game_slices(&samples).map(<[Sample]>::len).collect();
+        assert_eq!(lengths, vec![3, 3, 2]);
+        assert_eq!(game_slices(&[]).count(), 0);
+    }
+
+    #[test]
+    fn quiet_rows_merge_into_weights_within_their_game() {
+        // features: intercept, side, two kinds; the material changes after the second row
+        let row = |side: f64, a: f64, y: f64| (vec![1.0, side, a, 0.0], y);
+        let rows = vec![
+            row(1.0, 1.0, 1.0),  // quiet (same material next), kept
+            row(-1.0, 1.0, 0.0), // not quiet: the next row's material differs
+            row(1.0, 0.0, 1.0),  // quiet, kept
+            row(1.0, 0.0, 1.0),  // quiet, identical to the row before: its weight
+            row(1.0, 0.0, 1.0),  // the last position is quiet too
+        ];
+        let mut d = Design::new(4);
+        assert_eq!(add_quiet_rows(&mut d, &rows, 7), 4);
+        assert_eq!(d.rows(), 2);
+        assert_eq!(d.w, vec![1.0, 3.0]);
+        assert_eq!(d.y, vec![1.0, 1.0]);
+        assert_eq!(d.cluster, vec![7, 7]);
+        assert_eq!(d.clusters, 8);
+    }
 }
