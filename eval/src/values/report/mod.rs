@@ -1,18 +1,19 @@
-//! Report text beside a reference table: the Markdown report (`markdown`, its sections in
-//! the submodules) and the CSV files ([`csv`]).
+//! Report text beside a reference table: the Markdown report ([`markdown`], its sections in
+//! the submodules) and the CSV files. The submodules are private; what callers use is
+//! re-exported here.
 //!
-//! - [`csv`]: `<variant>.csv`, `<variant>-all.csv`, `<variant>-effects.csv`;
+//! - `csv`: `<variant>.csv`, `<variant>-all.csv`, `<variant>-effects.csv`;
 //! - `effects`: the unit-free effects table, and what bounding the unit would take;
-//! - [`agreement`]: the correlations with the reference and the kinds outside their interval;
-//! - [`widths`]: interval width against games.
+//! - `agreement`: the correlations with the reference and the kinds outside their interval;
+//! - `widths`: interval width against games.
 //!
 //! This module holds what they share: the primary rows, [`ReportInput`], the number formats
 //! and the order of the kinds in every table.
 
-pub mod agreement;
-pub mod csv;
+mod agreement;
+mod csv;
 mod effects;
-pub mod widths;
+mod widths;
 
 pub use agreement::{correlation, ranked, spearman_interval};
 pub(crate) use csv::csv_field;
