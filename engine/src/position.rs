@@ -40,6 +40,12 @@ impl Undo {
     }
 }
 
+/// What [`Position::unplay_null`] restores.
+#[derive(Clone, Copy, Debug)]
+pub struct NullUndo {
+    lion_sq: u16,
+}
+
 /// A game position.
 #[derive(Clone)]
 pub struct Position {
@@ -473,6 +479,26 @@ impl Position {
         self.hash = u.hash;
     }
 
+    /// A null move: the side to move passes (searches use it to prove that a position is good
+    /// enough without moving). The counter-strike square of the lion-trading rule is cleared,
+    /// as after any move that takes no lion. Undone by [`Position::unplay_null`].
+    pub fn play_null(&mut self) -> NullUndo {
+        let u = NullUndo { lion_sq: self.lion_sq };
+        self.set_lion_sq(0);
+        self.side = self.side.flip();
+        self.hash ^= self.v.zob_side;
+        self.ply += 1;
+        u
+    }
+
+    /// Undo a [`Position::play_null`].
+    pub fn unplay_null(&mut self, u: NullUndo) {
+        self.ply -= 1;
+        self.hash ^= self.v.zob_side;
+        self.side = self.side.flip();
+        self.set_lion_sq(u.lion_sq);
+    }
+
     /// Hash recomputed from scratch (for tests: must equal the incremental one).
     pub fn compute_hash(&self) -> u64 {
         let mut h = 0u64;
@@ -559,6 +585,19 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_null_move_and_its_undo_restore_the_position() {
+        let v = Variant::builtin("chu").unwrap();
+        let mut pos = Position::start(&v);
+        let before = pos.clone();
+        let u = pos.play_null();
+        assert_ne!(pos.side_to_move(), before.side_to_move());
+        assert_eq!(pos.hash(), pos.compute_hash());
+        pos.unplay_null(u);
+        assert!(pos.same_as(&before));
+        assert_eq!(pos.hash(), before.hash());
+    }
 
     #[test]
     fn validate_names_the_fault_it_finds() {

@@ -32,6 +32,7 @@ pub mod record;
 pub mod root_rules;
 pub mod root_screen;
 pub mod search;
+pub mod search_agent;
 pub mod server;
 pub mod spec;
 pub mod sprt;

@@ -55,6 +55,7 @@ macro_rules! mcts_syntax {
 /// Help text listing the accepted specs.
 pub const AGENT_SPEC_HELP: &str = concat!(
     "random | greedy | alphabeta[:DEPTH][:noq] | imbalance[:DEPTH][:each] | ",
+    "search[:EVAL.psq|material][:depth=N][:hash=MB][:off=null+lmr+futility+aspiration+see+check] | ",
     mcts_syntax!(),
     " (EVAL: uniform, material, or a checkpoint) | usi:PATH[|NAME=VALUE...] | ",
     "xboard:PATH[|sd=N][|memory=MB]; any of them may end in @nodes=N,movetime=MS (its own limits)"
@@ -217,6 +218,7 @@ pub fn parse_agent_spec(
             seed,
         ))),
         "alphabeta" | "ab" => alphabeta(spec, rest, variant),
+        "search" => Ok(Box::new(crate::search_agent::parse(spec, rest, variant)?)),
         "imbalance" => imbalance(spec, rest, variant, seed),
         "mcts" => mcts(spec, rest, variant, seed, extra),
         "usi" => usi(spec, rest, variant),

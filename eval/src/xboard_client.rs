@@ -97,6 +97,30 @@ pub struct XBoardAgent {
     /// Send passes as two legs (after the engine refused `@@@@` and took the legs).
     pass_as_legs: bool,
     pass_rewrites: u64,
+    /// The thinking lines (`ply score time nodes pv`) of the last search.
+    thinking: Vec<Thinking>,
+}
+
+/// One thinking line of an XBoard engine (`post` output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Thinking {
+    pub depth: u32,
+    pub score: i32,
+    /// Centiseconds since the search started.
+    pub centis: u64,
+    pub nodes: u64,
+}
+
+impl Thinking {
+    /// Parse `ply score time nodes [pv]`; `None` for any other line.
+    pub fn parse(line: &str) -> Option<Thinking> {
+        let mut t = line.split_whitespace();
+        let depth = t.next()?.trim_end_matches(['.', '&']).parse().ok()?;
+        let score = t.next()?.parse().ok()?;
+        let centis = t.next()?.parse().ok()?;
+        let nodes = t.next()?.parse().ok()?;
+        Some(Thinking { depth, score, centis, nodes })
+    }
 }
 
 fn feature_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
@@ -132,7 +156,13 @@ impl XBoardAgent {
             last_st: None,
             pass_as_legs: false,
             pass_rewrites: 0,
+            thinking: Vec::new(),
         }
+    }
+
+    /// The thinking lines of the last search, in the order the engine printed them.
+    pub fn thinking(&self) -> &[Thinking] {
+        &self.thinking
     }
 
     /// How many passes were re-sent in the other notation after the engine refused the first.
@@ -303,9 +333,14 @@ impl XBoardAgent {
         p.send("go")?;
         let deadline = std::time::Instant::now() + wait;
         let mut text = String::new();
+        self.thinking.clear();
         loop {
-            let line = p.recv(deadline, "go (move)", wait.as_millis() as u64)?;
+            let line = self.p()?.recv(deadline, "go (move)", wait.as_millis() as u64)?;
             let l = line.trim();
+            if let Some(t) = Thinking::parse(l) {
+                self.thinking.push(t);
+                continue;
+            }
             if let Some(m) = l.strip_prefix("move ") {
                 text.push_str(m.trim());
                 if text.ends_with(',') {

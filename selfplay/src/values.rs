@@ -5,8 +5,7 @@
 //! Association table (piece-value estimation would otherwise only give it back).
 
 use serde::Deserialize;
-use shogilab_engine::variant::PieceType;
-use shogilab_engine::{Color, Move, MoveList, Position, Variant};
+use shogilab_engine::{Color, Move, Position, Variant};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -92,30 +91,7 @@ impl PieceValues {
     /// Values from mobility: the mean number of moves of a lone piece over every square of the
     /// empty board, scaled so that the pawn (or the least mobile kind) is 1.
     pub fn mobility(variant: Arc<Variant>) -> PieceValues {
-        let mut list = MoveList::new();
-        let mut mob = Vec::with_capacity(variant.types.len());
-        for t in &variant.types {
-            let mut total = 0usize;
-            for &s in &variant.squares {
-                let mut pos = Position::empty(Arc::clone(&variant));
-                pos.place(s, Color::Black, t.id);
-                list.clear();
-                pos.pseudo_moves(&mut list, shogilab_engine::Convention::Distinct);
-                // count destinations, not promotion variants
-                list.sort_by_key(|m| (m.from, m.to, m.mid));
-                list.dedup_by_key(|m| (m.from, m.to, m.mid));
-                total += list.len();
-            }
-            mob.push(total as f32 / variant.squares.len() as f32);
-        }
-        let pawn = variant
-            .types
-            .iter()
-            .find(|t| t.name == "pawn" && !t.promoted)
-            .map(|t| mob[t.id as usize])
-            .filter(|&m| m > 0.0)
-            .unwrap_or_else(|| mob.iter().copied().filter(|&m| m > 0.0).fold(f32::MAX, f32::min));
-        let per_type = mob.iter().map(|m| m / pawn).collect();
+        let per_type = shogilab_engine::material::mobility(&variant);
         PieceValues { source: "mobility".into(), variant, per_type }
     }
 
@@ -130,29 +106,12 @@ impl PieceValues {
     /// twice every other royal: with the floor alone the Emperor weighed the same as a prince,
     /// and a search that had to lose one of them gave the Emperor and took a piece with it.
     pub fn with_royal_floor(mut self) -> PieceValues {
-        let other_kinds = self.most_valuable(|t| !t.royal);
-        self.raise_to(|t| t.royal, 2.0 * other_kinds);
-        let other_royals = self.most_valuable(|t| t.royal && !t.captures_anywhere());
-        self.raise_to(|t| t.royal && t.captures_anywhere(), 2.0 * other_royals);
+        shogilab_engine::material::royal_floor(&self.variant, &mut self.per_type);
         self.source = format!(
             "{}, royals at least twice the most valuable other kind, an Emperor twice any other royal",
             self.source
         );
         self
-    }
-
-    /// The highest value among the kinds that `kinds` selects (0 if none).
-    fn most_valuable(&self, kinds: impl Fn(&PieceType) -> bool) -> f32 {
-        self.variant.types.iter().filter(|t| kinds(t)).map(|t| self.of(t.id)).fold(0.0, f32::max)
-    }
-
-    /// Every kind that `kinds` selects worth at least `floor`.
-    fn raise_to(&mut self, kinds: impl Fn(&PieceType) -> bool, floor: f32) {
-        let variant = Arc::clone(&self.variant);
-        for t in variant.types.iter().filter(|t| kinds(t)) {
-            let v = &mut self.per_type[t.id as usize];
-            *v = v.max(floor);
-        }
     }
 
     /// Value of a type.

@@ -15,6 +15,18 @@ use std::time::Instant;
 
 #[derive(Args)]
 pub struct BenchArgs {
+    /// `search`: the searching engine's speed and depth at fixed move times (with HaChu's beside
+    /// it for chu); without it, the rules engine's speed.
+    pub what: Option<String>,
+    /// Move times of `bench search` (milliseconds).
+    #[arg(long, value_delimiter = ',', default_value = "100,300,1000")]
+    pub movetimes: Vec<u64>,
+    /// HaChu for `bench search` on chu (an XBoard engine); `none` to leave it out.
+    #[arg(long, default_value = "/usr/games/hachu")]
+    pub hachu: String,
+    /// Evaluator of `bench search` (default: models/<variant>.psq where it exists, else material).
+    #[arg(long)]
+    pub eval: Option<String>,
     /// Built-in variants to measure (default: all four).
     #[arg(long = "variant", short = 'v')]
     pub variants: Vec<String>,
@@ -87,6 +99,16 @@ fn random_playouts(v: &Arc<Variant>, games: usize, max_plies: u32) -> (usize, f6
 }
 
 pub fn run(a: BenchArgs) -> Result<()> {
+    match a.what.as_deref() {
+        None => {}
+        Some("search") => {
+            let hachu = (a.hachu != "none").then_some(a.hachu.as_str());
+            return super::bench_search::run(&a.variants, &a.movetimes, hachu, a.eval.as_deref());
+        }
+        Some(other) => {
+            anyhow::bail!("bench: unknown benchmark {other:?}; expected `search` or nothing")
+        }
+    }
     let names: Vec<String> = if a.variants.is_empty() {
         ["shogi", "chu", "tenjiku", "tai"].iter().map(|s| s.to_string()).collect()
     } else {

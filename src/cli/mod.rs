@@ -4,8 +4,10 @@
 //! one module each.
 
 mod bench;
+mod bench_search;
 mod bench_selfplay;
 mod config;
+mod evaluator_cmd;
 mod gauntlet_cmd;
 mod ladder;
 mod matchcmd;
@@ -53,6 +55,8 @@ pub enum Command {
     ValuesTrend(values_trend_cmd::TrendArgs),
     /// Strength ladder from a TOML config: round robin, Elo table, head-to-head, report.
     Ladder(ladder::LadderArgs),
+    /// The searching engine's evaluator: init, datagen (positions scored by its search), fit (tch).
+    Evaluator(evaluator_cmd::EvaluatorArgs),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -68,5 +72,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gauntlet(a) => gauntlet_cmd::run(a),
         Command::ValuesTrend(a) => values_trend_cmd::run(a),
         Command::Ladder(a) => ladder::run(a),
+        Command::Evaluator(a) => evaluator_cmd::run(a),
     }
 }

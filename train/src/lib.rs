@@ -11,6 +11,7 @@
 
 pub mod batch;
 pub mod checkpoint;
+pub mod evaluator;
 pub mod examples;
 pub mod model;
 pub mod schedule;
