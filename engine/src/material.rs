@@ -9,33 +9,45 @@ use crate::position::Position;
 use crate::variant::{PieceType, Variant};
 use std::sync::Arc;
 
-/// Per type: the mean number of moves of a lone piece over every square of the empty board,
-/// scaled so that the pawn (or the least mobile kind) is 1.
-pub fn mobility(variant: &Arc<Variant>) -> Vec<f32> {
+/// Per type and square (the variant's square order): the number of moves of a lone Black piece
+/// there on the empty board, scaled so that the pawn's mean (or the least mobile kind's) is 1.
+pub fn mobility_by_square(variant: &Arc<Variant>) -> Vec<Vec<f32>> {
     let mut list = MoveList::new();
-    let mut mob = Vec::with_capacity(variant.types.len());
-    for t in &variant.types {
-        let mut total = 0usize;
-        for &s in &variant.squares {
-            let mut pos = Position::empty(Arc::clone(variant));
-            pos.place(s, Color::Black, t.id);
-            list.clear();
-            pos.pseudo_moves(&mut list, Convention::Distinct);
-            // count destinations, not promotion variants
-            list.sort_by_key(|m| (m.from, m.to, m.mid));
-            list.dedup_by_key(|m| (m.from, m.to, m.mid));
-            total += list.len();
-        }
-        mob.push(total as f32 / variant.squares.len() as f32);
-    }
+    let table: Vec<Vec<f32>> = variant
+        .types
+        .iter()
+        .map(|t| {
+            let mut moves_at = |s: u16| {
+                let mut pos = Position::empty(Arc::clone(variant));
+                pos.place(s, Color::Black, t.id);
+                list.clear();
+                pos.pseudo_moves(&mut list, Convention::Distinct);
+                // count destinations, not promotion variants
+                list.sort_by_key(|m| (m.from, m.to, m.mid));
+                list.dedup_by_key(|m| (m.from, m.to, m.mid));
+                list.len() as f32
+            };
+            variant.squares.iter().map(|&s| moves_at(s)).collect()
+        })
+        .collect();
+    let mean = |row: &Vec<f32>| row.iter().sum::<f32>() / row.len() as f32;
     let pawn = variant
         .types
         .iter()
         .find(|t| t.name == "pawn" && !t.promoted)
-        .map(|t| mob[t.id as usize])
+        .map(|t| mean(&table[t.id as usize]))
         .filter(|&m| m > 0.0)
-        .unwrap_or_else(|| mob.iter().copied().filter(|&m| m > 0.0).fold(f32::MAX, f32::min));
-    mob.iter().map(|m| m / pawn).collect()
+        .unwrap_or_else(|| table.iter().map(mean).filter(|&m| m > 0.0).fold(f32::MAX, f32::min));
+    table.into_iter().map(|row| row.into_iter().map(|m| m / pawn).collect()).collect()
+}
+
+/// Per type: the mean number of moves of a lone piece over every square of the empty board,
+/// scaled so that the pawn (or the least mobile kind) is 1.
+pub fn mobility(variant: &Arc<Variant>) -> Vec<f32> {
+    mobility_by_square(variant)
+        .iter()
+        .map(|row| row.iter().sum::<f32>() / row.len() as f32)
+        .collect()
 }
 
 /// Raise every royal kind to at least twice the most valuable non-royal kind, and a royal that

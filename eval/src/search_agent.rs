@@ -1,7 +1,7 @@
 //! The `search` agent: the searching engine of `shogilab-search` (principal-variation
 //! alpha-beta with its piece-square evaluator) as a match player.
 //!
-//! Spec: `search[:EVAL][:depth=N][:hash=MB][:off=FEATURE+FEATURE...]`. EVAL is an evaluator
+//! Spec: `search[:EVAL][:depth=N][:hash=MB][:contempt=CP][:off=FEATURE+FEATURE...]`. EVAL is an evaluator
 //! file (`.psq`) of the variant, or `material` (the default: mobility values with the royal
 //! floor, no positional terms). Without a per-move limit the search goes to `depth` (default
 //! 6). `off` turns search features off, to measure what each is worth: `null`, `lmr`,
@@ -31,11 +31,28 @@ pub fn load_evaluator(variant: &Arc<Variant>, eval: &str) -> Result<Psq, String>
     file::load(variant, Path::new(eval)).map(|(psq, _)| psq).map_err(|e| e.to_string())
 }
 
-/// Material only: each kind's mobility value (royals floored above every other kind).
+/// The starting evaluator: each kind worth its mobility (royals floored above every other
+/// kind), half of it flat and half by square (a piece is worth more where it has more moves;
+/// royals flat, so that nothing draws a king forward).
 pub fn material(variant: &Arc<Variant>) -> Psq {
-    let mut values = shogilab_engine::material::mobility(variant);
-    shogilab_engine::material::royal_floor(variant, &mut values);
-    Psq::from_values(Arc::clone(variant), &values, 600.0)
+    use shogilab_engine::material::{mobility_by_square, royal_floor};
+    let by_square = mobility_by_square(variant);
+    let mut values: Vec<f32> =
+        by_square.iter().map(|row| row.iter().sum::<f32>() / row.len() as f32).collect();
+    royal_floor(variant, &mut values);
+    let squares = variant.squares.len();
+    let mut board = Vec::with_capacity(values.len() * squares);
+    for (t, row) in by_square.iter().enumerate() {
+        let royal = variant.types[t].royal;
+        // Black's square order is the relative order: a Black piece's own view
+        board.extend(row.iter().map(|&m| {
+            let v = if royal { values[t] } else { 0.5 * values[t] + 0.5 * m };
+            (v * 100.0).round() as i32
+        }));
+    }
+    let hand =
+        variant.hand_types.iter().map(|&t| (values[t as usize] * 100.0).round() as i32).collect();
+    Psq::new(Arc::clone(variant), board, hand, 0, 600.0).expect("shapes built from the variant")
 }
 
 /// Parse `search[:...]` (the part after `search`, if any).
@@ -51,6 +68,11 @@ pub fn parse(
             Some(("depth", d)) => {
                 depth = d.parse().map_err(|_| bad(format!("depth {d:?} is not a number")))?
             }
+            Some(("contempt", c)) => {
+                options.contempt = c
+                    .parse()
+                    .map_err(|_| bad(format!("contempt {c:?} is not a number of centipawns")))?
+            }
             Some(("hash", h)) => {
                 options.hash_mb =
                     h.parse().map_err(|_| bad(format!("hash {h:?} is not a number of MiB")))?
@@ -61,7 +83,9 @@ pub fn parse(
                 }
             }
             Some((k, _)) => {
-                return Err(bad(format!("unknown setting {k:?}; expected depth, hash or off")))
+                return Err(bad(format!(
+                    "unknown setting {k:?}; expected depth, hash, contempt or off"
+                )))
             }
             None => eval = part.to_string(),
         }
@@ -77,18 +101,19 @@ pub fn parse(
 }
 
 fn turn_off(o: &mut Options, feature: &str) -> Result<(), String> {
-    let flag =
-        match feature {
-            "null" => &mut o.null_move,
-            "lmr" => &mut o.late_move_reductions,
-            "futility" => &mut o.futility,
-            "aspiration" => &mut o.aspiration,
-            "see" => &mut o.see_pruning,
-            "check" => &mut o.check_extension,
-            other => return Err(format!(
+    let flag = match feature {
+        "null" => &mut o.null_move,
+        "lmr" => &mut o.late_move_reductions,
+        "futility" => &mut o.futility,
+        "aspiration" => &mut o.aspiration,
+        "see" => &mut o.see_pruning,
+        "check" => &mut o.check_extension,
+        other => {
+            return Err(format!(
                 "unknown feature {other:?}; expected null, lmr, futility, aspiration, see or check"
-            )),
-        };
+            ))
+        }
+    };
     *flag = false;
     Ok(())
 }

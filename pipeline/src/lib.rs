@@ -19,6 +19,7 @@ pub mod compute;
 pub mod config;
 pub mod error;
 pub mod evaluate;
+pub mod evaluator_loop;
 pub mod evaluators;
 pub mod ladder;
 pub mod run;

@@ -34,6 +34,9 @@ pub struct Options {
     pub see_pruning: bool,
     /// A side whose single royal is attacked is searched a ply deeper.
     pub check_extension: bool,
+    /// What a draw inside the tree costs the side to move at the root (centipawns): above 0
+    /// the engine plays on rather than repeat in a position it sees as level.
+    pub contempt: i32,
 }
 
 impl Default for Options {
@@ -47,6 +50,7 @@ impl Default for Options {
             aspiration: true,
             see_pruning: true,
             check_extension: true,
+            contempt: 30,
         }
     }
 }

@@ -78,6 +78,8 @@ pub struct Engine {
     nodes: u64,
     seldepth: usize,
     aborted: bool,
+    /// Iterations completed by the search under way.
+    completed: u32,
     history: HashSet<u64>,
     rule: RepetitionRule,
     root: Vec<RootMove>,
@@ -96,6 +98,7 @@ impl Engine {
             nodes: 0,
             seldepth: 0,
             aborted: false,
+            completed: 0,
             history: HashSet::new(),
             rule: v.rules.repetition,
             root: Vec::new(),
@@ -152,6 +155,7 @@ impl Engine {
             }
             lines = found;
             completed = depth;
+            self.completed = depth;
             let before = std::mem::replace(&mut last, began.elapsed());
             let best = self.root[0].score;
             if score::is_decided(best) && score::MATE - best.abs() <= depth as i32 {
@@ -182,6 +186,7 @@ impl Engine {
         self.nodes = 0;
         self.seldepth = 0;
         self.aborted = false;
+        self.completed = 0;
         self.history = game.position_hashes().collect();
         self.rule = game.position().variant().rules.repetition;
         self.tt.new_search();
@@ -401,11 +406,12 @@ impl Engine {
         if self.nodes & 1023 == 0 {
             let stopped =
                 self.limits.stop.as_ref().is_some_and(|s| s.load(AtomicOrdering::Relaxed));
-            if stopped || self.time.out_of_time() {
+            // the first iteration always completes (a move with a score), unless stopped
+            if stopped || (self.completed > 0 && self.time.out_of_time()) {
                 self.aborted = true;
             }
         }
-        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+        if self.completed > 0 && self.limits.nodes.is_some_and(|n| self.nodes >= n) {
             self.aborted = true;
         }
         self.aborted
@@ -433,14 +439,24 @@ impl Engine {
                 return Some(self.cycle_score(back, ply));
             }
         }
-        self.history.contains(&key).then_some(DRAW)
+        self.history.contains(&key).then_some(self.draw(ply))
+    }
+
+    /// The score of a draw at `ply` for its side to move: the contempt against the root side.
+    #[inline]
+    fn draw(&self, ply: usize) -> Score {
+        if ply % 2 == 0 {
+            DRAW - self.options.contempt
+        } else {
+            DRAW + self.options.contempt
+        }
     }
 
     /// The score of a cycle on the line from `from` to `ply` for the side to move at `ply`:
     /// a side all of whose moves in it attacked the other's single royal has lost.
     fn cycle_score(&self, from: usize, ply: usize) -> Score {
         if self.rule == RepetitionRule::Draw {
-            return DRAW;
+            return self.draw(ply);
         }
         // frames[k].checking: the move into ply k; moves into ply, ply-2, ... are the opponent's
         let all = |last: usize| {
@@ -453,7 +469,7 @@ impl Engine {
         match (theirs, ours) {
             (true, false) => -score::mated_in(ply),
             (false, true) => score::mated_in(ply + 1),
-            _ => DRAW,
+            _ => self.draw(ply),
         }
     }
 

@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use shogilab_eval::search_agent::{load_evaluator, material};
+use shogilab_pipeline::evaluator_loop::{run_loop, LoopConfig};
 use shogilab_search::evaluator::file;
 use shogilab_train::evaluator::data::{self, DataConfig};
 use shogilab_train::evaluator::fit::{self, FitConfig};
@@ -35,6 +36,19 @@ pub enum EvaluatorCmd {
     Datagen(DatagenArgs),
     /// Fit the evaluator to scored positions with tch and write the next evaluator file.
     Fit(FitArgs),
+    /// The whole loop from a config (datagen, fit, SPRT gate, generation after generation;
+    /// resumes after a kill).
+    Loop {
+        /// The loop's TOML config (configs/evaluator/*.toml).
+        #[arg(long)]
+        config: PathBuf,
+        /// The run folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Worker threads of the data generation (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
 }
 
 #[derive(Args)]
@@ -57,8 +71,14 @@ pub struct DatagenArgs {
     /// Uniformly random moves at the start of each game (opening variety).
     #[arg(long, default_value_t = 8)]
     pub random_plies: u32,
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 500)]
     pub max_plies: u32,
+    /// Adjudicate a win once the searches agree that one side is this far ahead (centipawns)...
+    #[arg(long, default_value_t = 1000)]
+    pub adjudicate_cp: i32,
+    /// ... in this many consecutive plies.
+    #[arg(long, default_value_t = 8)]
+    pub adjudicate_plies: u32,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads (default: every core).
@@ -106,6 +126,15 @@ pub fn run(a: EvaluatorArgs) -> Result<()> {
         }
         EvaluatorCmd::Datagen(d) => datagen(d),
         EvaluatorCmd::Fit(f) => fit_cmd(f),
+        EvaluatorCmd::Loop { config, out, threads } => {
+            let text = std::fs::read_to_string(&config)
+                .with_context(|| format!("reading {}", config.display()))?;
+            let cfg: LoopConfig =
+                toml::from_str(&text).with_context(|| format!("{}", config.display()))?;
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build()?;
+            pool.install(|| run_loop(&cfg, &out, &mut |l| println!("{l}")))
+                .map_err(|e| anyhow::anyhow!("{e}"))
+        }
     }
 }
 
@@ -116,11 +145,15 @@ fn datagen(a: DatagenArgs) -> Result<()> {
         bail!("--games and --nodes must be at least 1");
     }
     let cfg = DataConfig {
+        variant: v.name.clone(),
+        evaluator: a.eval.clone(),
         games: a.games,
         games_per_shard: a.games_per_shard.max(1),
         nodes: a.nodes,
         random_plies: a.random_plies,
         max_plies: a.max_plies,
+        adjudicate_cp: a.adjudicate_cp,
+        adjudicate_plies: a.adjudicate_plies,
         seed: a.seed,
     };
     let bar = ProgressBar::new(a.games as u64);
@@ -129,9 +162,8 @@ fn datagen(a: DatagenArgs) -> Result<()> {
             .expect("a template"),
     );
     let pool = rayon::ThreadPoolBuilder::new().num_threads(a.threads.unwrap_or(0)).build()?;
-    let written = pool.install(|| {
-        data::generate(&v, Arc::new(psq), &a.eval, &cfg, &a.out, &|n| bar.inc(n as u64))
-    })?;
+    let written =
+        pool.install(|| data::generate(&v, Arc::new(psq), &cfg, &a.out, &|n| bar.inc(n as u64)))?;
     bar.finish();
     println!("{} new files in {}", written.len(), a.out.display());
     Ok(())

@@ -2,7 +2,10 @@
 //!
 //! Each game starts with `random_plies` uniformly random legal moves (seeded from the run's
 //! seed and the game's index), then the engine plays both sides at a fixed node budget; every
-//! position after the random plies is written with the score of its search.
+//! position after the random plies is written with the score of its search. A game whose
+//! searches agree for `adjudicate_plies` plies in a row that one side is `adjudicate_cp` ahead
+//! is scored as that side's win (games between engines that know only material would
+//! otherwise mostly end at the ply cap, and a table fitted to draws learns nothing).
 //!
 //! Table (`evaldata-<shard>.parquet`, schema version 1), one row per position:
 //!
@@ -47,15 +50,23 @@ pub fn columns() -> Vec<(&'static str, DataType)> {
     ]
 }
 
-/// How the games are played.
-#[derive(Debug, Clone)]
+/// How the games are played (saved as `datagen.json` beside the data: a run resumes only with
+/// the same settings).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DataConfig {
+    pub variant: String,
+    /// The searching evaluator (a file path, or `material`).
+    pub evaluator: String,
     pub games: usize,
     /// Games per file (a killed run resumes at the first missing file).
     pub games_per_shard: usize,
     pub nodes: u64,
     pub random_plies: u32,
     pub max_plies: u32,
+    /// A game ends as a win once the side ahead has been at least this far ahead (centipawns)
+    /// in `adjudicate_plies` consecutive searches, both sides' searches agreeing.
+    pub adjudicate_cp: i32,
+    pub adjudicate_plies: u32,
     pub seed: u64,
 }
 
@@ -85,13 +96,13 @@ pub enum DataError {
 pub fn generate(
     variant: &Arc<Variant>,
     psq: Arc<Psq>,
-    source: &str,
     cfg: &DataConfig,
     dir: &Path,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<PathBuf>, DataError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| DataError::Io { path: dir.display().to_string(), source: e })?;
+    check_config(cfg, dir)?;
     let shards = cfg.games.div_ceil(cfg.games_per_shard.max(1));
     let mut written = Vec::new();
     for shard in 0..shards {
@@ -110,10 +121,39 @@ pub fn generate(
                 r
             })
             .collect();
-        write(&path, variant, source, cfg.seed, &rows)?;
+        write(&path, variant, &cfg.evaluator, cfg.seed, &rows)?;
         written.push(path);
     }
     Ok(written)
+}
+
+/// Save the settings beside the data, or refuse settings that differ from those saved there
+/// (the field that differs is named).
+fn check_config(cfg: &DataConfig, dir: &Path) -> Result<(), DataError> {
+    let path = dir.join("datagen.json");
+    let p = path.display().to_string();
+    let now = serde_json::to_value(cfg).expect("a config serialises");
+    let Ok(saved) = std::fs::read_to_string(&path) else {
+        let tmp = path.with_extension("json.tmp");
+        let text = serde_json::to_string_pretty(&now).expect("a value serialises");
+        std::fs::write(&tmp, text).map_err(|e| DataError::Io { path: p.clone(), source: e })?;
+        return std::fs::rename(&tmp, &path).map_err(|e| DataError::Io { path: p, source: e });
+    };
+    let saved: serde_json::Value = serde_json::from_str(&saved)
+        .map_err(|e| DataError::Invalid { path: p.clone(), msg: e.to_string() })?;
+    let differs = now.as_object().and_then(|now| {
+        now.iter()
+            .find(|(k, v)| saved.get(k.as_str()) != Some(*v))
+            .map(|(k, v)| (k.clone(), v.clone()))
+    });
+    match differs {
+        Some((k, v)) => {
+            let was = saved.get(&k).map_or("nothing".to_string(), |x| x.to_string());
+            let msg = format!("this folder holds data with {k} = {was}, not {v}: use another folder or the same settings");
+            Err(DataError::Invalid { path: p, msg })
+        }
+        None => Ok(()),
+    }
 }
 
 /// One game: its searched rows and Black's result (1, 0, -1).
@@ -124,6 +164,9 @@ fn play(variant: &Arc<Variant>, psq: &Arc<Psq>, cfg: &DataConfig, index: usize) 
     game.set_max_plies(cfg.max_plies);
     let mut engine = Engine::new(Arc::clone(psq), Options { hash_mb: 16, ..Options::default() });
     let mut rows = Vec::new();
+    // consecutive searches with Black at least adjudicate_cp ahead (positive) or behind
+    let mut streak: i32 = 0;
+    let mut adjudicated = 0;
     while !game.status().is_over() {
         let ply = game.plies() as u32;
         let legal = game.legal();
@@ -146,9 +189,24 @@ fn play(variant: &Arc<Variant>, psq: &Arc<Psq>, cfg: &DataConfig, index: usize) 
             quiet,
             mover_black: pos.side_to_move() == shogilab_engine::Color::Black,
         });
+        let black_view = if pos.side_to_move() == shogilab_engine::Color::Black {
+            out.score
+        } else {
+            -out.score
+        };
+        streak = match black_view {
+            s if s >= cfg.adjudicate_cp => streak.max(0) + 1,
+            s if s <= -cfg.adjudicate_cp => streak.min(0) - 1,
+            _ => 0,
+        };
+        if streak.unsigned_abs() >= cfg.adjudicate_plies.max(1) {
+            adjudicated = streak.signum() as i8;
+            break;
+        }
         game.play(out.best);
     }
     let black = match game.status() {
+        _ if adjudicated != 0 => adjudicated,
         Status::Win(c, _) if c == shogilab_engine::Color::Black => 1,
         Status::Win(..) => -1,
         _ => 0,
@@ -167,33 +225,50 @@ fn write(
         games.iter().flat_map(|(rs, b)| rs.iter().map(move |r| (r, *b))).collect();
     let n = rows.len();
     let col = |name: &str, s: Series| s.with_name(name.into()).into_column();
-    let mut df = DataFrame::new(vec![
-        col("schema_version", Series::new("".into(), vec![SCHEMA_VERSION; n])),
-        col("variant", Series::new("".into(), vec![variant.name.clone(); n])),
-        col(
-            "game_id",
-            Series::new(
-                "".into(),
-                rows.iter().map(|(r, _)| format!("{seed}-{}", r.game)).collect::<Vec<_>>(),
+    let mut df = DataFrame::new(
+        n,
+        vec![
+            col("schema_version", Series::new("".into(), vec![SCHEMA_VERSION; n])),
+            col("variant", Series::new("".into(), vec![variant.name.clone(); n])),
+            col(
+                "game_id",
+                Series::new(
+                    "".into(),
+                    rows.iter().map(|(r, _)| format!("{seed}-{}", r.game)).collect::<Vec<_>>(),
+                ),
             ),
-        ),
-        col("ply", Series::new("".into(), rows.iter().map(|(r, _)| r.ply).collect::<Vec<_>>())),
-        col(
-            "sfen",
-            Series::new("".into(), rows.iter().map(|(r, _)| r.sfen.clone()).collect::<Vec<_>>()),
-        ),
-        col("score", Series::new("".into(), rows.iter().map(|(r, _)| r.score).collect::<Vec<_>>())),
-        col("depth", Series::new("".into(), rows.iter().map(|(r, _)| r.depth).collect::<Vec<_>>())),
-        col("quiet", Series::new("".into(), rows.iter().map(|(r, _)| r.quiet).collect::<Vec<_>>())),
-        col(
-            "result",
-            Series::new(
-                "".into(),
-                rows.iter().map(|(r, b)| if r.mover_black { *b } else { -*b }).collect::<Vec<i8>>(),
+            col("ply", Series::new("".into(), rows.iter().map(|(r, _)| r.ply).collect::<Vec<_>>())),
+            col(
+                "sfen",
+                Series::new(
+                    "".into(),
+                    rows.iter().map(|(r, _)| r.sfen.clone()).collect::<Vec<_>>(),
+                ),
             ),
-        ),
-        col("evaluator", Series::new("".into(), vec![source.to_string(); n])),
-    ])
+            col(
+                "score",
+                Series::new("".into(), rows.iter().map(|(r, _)| r.score).collect::<Vec<_>>()),
+            ),
+            col(
+                "depth",
+                Series::new("".into(), rows.iter().map(|(r, _)| r.depth).collect::<Vec<_>>()),
+            ),
+            col(
+                "quiet",
+                Series::new("".into(), rows.iter().map(|(r, _)| r.quiet).collect::<Vec<_>>()),
+            ),
+            col(
+                "result",
+                Series::new(
+                    "".into(),
+                    rows.iter()
+                        .map(|(r, b)| if r.mover_black { *b } else { -*b })
+                        .collect::<Vec<i8>>(),
+                ),
+            ),
+            col("evaluator", Series::new("".into(), vec![source.to_string(); n])),
+        ],
+    )
     .map_err(|e| DataError::Polars { path: path.display().to_string(), source: e })?;
     let tmp = path.with_extension("parquet.tmp");
     let file = std::fs::File::create(&tmp)
@@ -266,7 +341,7 @@ fn read_file(path: &Path, variant: &Variant, out: &mut Vec<Sample>) -> Result<()
     }
     let s = |name: &str| df.column(name).map_err(pe);
     let variants = s("variant")?.str().map_err(pe)?.clone();
-    if let Some(other) = variants.into_iter().flatten().find(|v| *v != variant.name) {
+    if let Some(other) = variants.iter().flatten().find(|v| *v != variant.name) {
         return Err(DataError::Invalid {
             path: p,
             msg: format!("positions of {other}, not {}", variant.name),
@@ -283,7 +358,9 @@ fn read_file(path: &Path, variant: &Variant, out: &mut Vec<Sample>) -> Result<()
         else {
             return Err(DataError::Invalid { path: p, msg: format!("row {i} has a null value") });
         };
-        if q && !shogilab_search::score::is_decided(score) {
+        if q && !shogilab_search::score::is_decided(score)
+            && score.abs() < shogilab_search::score::INFINITE
+        {
             out.push(Sample { game_id: id.to_string(), sfen: sfen.to_string(), score, result });
         }
     }
