@@ -154,6 +154,29 @@ pub trait Agent: Send {
     fn last_nodes(&self) -> Option<u64> {
         None
     }
+    /// Whether [`Agent::think`] is supported: a search under a GUI's clock or analysis limits
+    /// that reports its lines and can be stopped.
+    fn can_think(&self) -> bool {
+        false
+    }
+    /// Search `game` as a GUI asks (clock, depth, nodes, infinite until stopped, several lines),
+    /// sending each line to `info`; `None` for agents that cannot ([`Agent::can_think`]).
+    fn think(
+        &mut self,
+        _game: &Game,
+        _request: ThinkRequest,
+        _info: &mut dyn FnMut(&shogilab_search::Line),
+    ) -> Option<Result<shogilab_search::Outcome, AgentError>> {
+        None
+    }
+}
+
+/// What a GUI asks of a searching agent ([`Agent::think`]).
+#[derive(Debug, Clone, Default)]
+pub struct ThinkRequest {
+    pub limits: shogilab_search::Limits,
+    /// Principal variations to report (at least 1).
+    pub multipv: usize,
 }
 
 /// The start position of a game and the moves played since (clones and rewinds the game).

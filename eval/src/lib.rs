@@ -44,7 +44,7 @@ pub mod xboard_client;
 
 pub use agent::{
     check_limits, Agent, AgentError, Choice, GreedyAgent, LimitSource, LimitSupport, LimitUse,
-    Limits, RandomAgent,
+    Limits, RandomAgent, ThinkRequest,
 };
 pub use alphabeta::AlphaBetaAgent;
 pub use elo::{EloError, EloFit, PairResult};

@@ -7,7 +7,7 @@
 //! 6). `off` turns search features off, to measure what each is worth: `null`, `lmr`,
 //! `futility`, `aspiration`, `see`, `check`.
 
-use crate::agent::{Agent, AgentError, Choice, LimitSupport, Limits};
+use crate::agent::{Agent, AgentError, Choice, LimitSupport, Limits, ThinkRequest};
 use shogilab_engine::{Game, Variant};
 use shogilab_search::evaluator::{file, Psq};
 use shogilab_search::{Engine, Options, TimeControl};
@@ -162,6 +162,32 @@ impl Agent for SearchAgent {
 
     fn last_nodes(&self) -> Option<u64> {
         Some(self.nodes)
+    }
+
+    fn can_think(&self) -> bool {
+        true
+    }
+
+    fn think(
+        &mut self,
+        game: &Game,
+        request: ThinkRequest,
+        info: &mut dyn FnMut(&shogilab_search::Line),
+    ) -> Option<Result<shogilab_search::Outcome, AgentError>> {
+        if let Err(e) = request.limits.time.validate() {
+            let limit = format!("{:?}", request.limits.time);
+            return Some(Err(AgentError::Limit {
+                agent: self.name.clone(),
+                limit,
+                reason: e.to_string(),
+            }));
+        }
+        self.engine.set_multipv(request.multipv.max(1));
+        let out = self.engine.search(game, request.limits, info).ok_or(AgentError::NoLegalMove);
+        if let Ok(o) = &out {
+            self.nodes = o.nodes;
+        }
+        Some(out)
     }
 }
 

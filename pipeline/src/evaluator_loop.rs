@@ -69,6 +69,7 @@ pub struct FitSettings {
     pub lr: f64,
     pub lambda: f64,
     pub holdout: f64,
+    pub l2: f64,
     /// Generations of data each fit reads (the newest ones).
     pub window: u32,
 }
@@ -223,6 +224,7 @@ fn fit_next(
         lr: f.lr,
         lambda: f.lambda,
         holdout: f.holdout,
+        l2: f.l2,
         seed: cfg.seed,
     };
     let (psq, r) = fit::fit(&start, &samples, &fc, &mut |_, _, _| {})?;

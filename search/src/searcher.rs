@@ -111,6 +111,11 @@ impl Engine {
         &self.options
     }
 
+    /// The principal variations the next searches report.
+    pub fn set_multipv(&mut self, k: usize) {
+        self.options.multipv = k.max(1);
+    }
+
     pub fn evaluator(&self) -> &Arc<Psq> {
         &self.psq
     }

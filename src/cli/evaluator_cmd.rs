@@ -112,6 +112,9 @@ pub struct FitArgs {
     /// Share of the games held out.
     #[arg(long, default_value_t = 0.1)]
     pub holdout: f64,
+    /// L2 penalty on the fitted rank and file terms (per pawn squared).
+    #[arg(long, default_value_t = 1e-4)]
+    pub l2: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -185,6 +188,7 @@ fn fit_cmd(a: FitArgs) -> Result<()> {
         lr: a.lr,
         lambda: a.lambda,
         holdout: a.holdout,
+        l2: a.l2,
         seed: a.seed,
     };
     println!("{} positions", samples.len());

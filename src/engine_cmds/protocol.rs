@@ -79,11 +79,11 @@ impl XBoardArgs {
 pub fn run_usi(a: UsiArgs, networks: Arc<dyn Networks>) -> Result<()> {
     let v = a.variant.load()?;
     let mut s = UsiServer::new(v, a.agent.clone(), factory(a.agent, a.seed, networks))?;
-    Ok(serve(&mut s, std::io::stdin().lock(), std::io::stdout().lock())?)
+    Ok(serve(&mut s, std::io::stdin().lock(), std::io::stdout())?)
 }
 
 pub fn run_xboard(a: XBoardArgs, networks: Arc<dyn Networks>) -> Result<()> {
     let v = Variant::load(&a.variant, &[])?;
     let mut s = XBoardServer::new(v, a.agent.clone(), factory(a.agent, a.seed, networks))?;
-    Ok(serve(&mut s, std::io::stdin().lock(), std::io::stdout().lock())?)
+    Ok(serve(&mut s, std::io::stdin().lock(), std::io::stdout())?)
 }

@@ -17,6 +17,7 @@ pub use xboard::XBoardServer;
 use crate::agent::{Agent, AgentError, LimitUse, Limits};
 use shogilab_engine::{EngineError, Variant};
 use std::io::{BufRead, Write};
+use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
 /// Builds the served agent for a variant (again after the GUI changes the variant).
@@ -48,13 +49,46 @@ pub trait LineServer {
     fn handle(&mut self, line: &str, out: &mut Vec<String>) -> bool;
     /// The answer to an input line that is not UTF-8.
     fn unreadable(&self, e: &std::io::Error) -> String;
+    /// Where lines written while no input line is being handled go (a search running in the
+    /// background: `info` lines, its `bestmove`); servers without one ignore it.
+    fn attach(&mut self, _output: Sender<String>) {}
+    /// The input has ended: end what runs in the background (its last lines are written).
+    fn finish(&mut self) {}
 }
 
-/// Run `server` over `input` until `quit` or the end of the input, flushing after each line.
+/// Run `server` over `input` until `quit` or the end of the input. One writer thread writes
+/// (and flushes) every line, the answers to input lines and the lines of background searches
+/// alike, in the order they are sent.
 pub fn serve(
     server: &mut dyn LineServer,
     input: impl BufRead,
-    mut output: impl Write,
+    mut output: impl Write + Send,
+) -> std::io::Result<()> {
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    server.attach(tx.clone());
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || -> std::io::Result<()> {
+            for line in rx {
+                writeln!(output, "{line}")?;
+                output.flush()?;
+            }
+            Ok(())
+        });
+        let read = read_lines(server, input, &tx);
+        server.finish();
+        server.attach(std::sync::mpsc::channel().0);
+        drop(tx);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the writer thread panicked")));
+        read.and(written)
+    })
+}
+
+fn read_lines(
+    server: &mut dyn LineServer,
+    input: impl BufRead,
+    tx: &Sender<String>,
 ) -> std::io::Result<()> {
     let mut out = Vec::new();
     for line in input.lines() {
@@ -67,10 +101,10 @@ pub fn serve(
             }
             Err(e) => return Err(e),
         };
-        for l in &out {
-            writeln!(output, "{l}")?;
+        for l in out.drain(..) {
+            // the writer ends only after this loop: a send cannot fail before
+            let _ = tx.send(l);
         }
-        output.flush()?;
         if !go_on {
             break;
         }

@@ -2,11 +2,29 @@
 //! or `setoption name UCI_Variant value chushogi`); `position startpos|sfen ... moves ...`,
 //! `go` with `btime/wtime/byoyomi/binc/winc/movetime/nodes`, `bestmove` (`resign` when the agent
 //! resigns or there is no move).
+//!
+//! An agent that searches with reports ([`Agent::can_think`], the `search` agent) searches in a
+//! thread of its own: `info depth … score … nodes … nps … pv …` lines as each iteration
+//! completes, `go infinite` until `stop`, `go depth N`, the clock (`btime/wtime/binc/winc/
+//! byoyomi/movestogo`) through the engine's time manager, and `setoption name MultiPV`. Any
+//! command that changes the position, and `quit`, stops a running search first.
 
 use super::{honoured, AgentFactory, LineServer, PositionError};
-use crate::agent::{start_and_moves, Agent, AgentError, Choice, Limits};
+use crate::agent::{start_and_moves, Agent, AgentError, Choice, Limits, ThinkRequest};
 use shogilab_engine::{Color, Game, Position, Variant};
+use shogilab_search::TimeControl;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
 use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// A search running in its thread: it gives the agent back when it ends.
+struct Running {
+    stop: Arc<AtomicBool>,
+    infinite: bool,
+    handle: JoinHandle<Box<dyn Agent>>,
+}
 
 /// USI server state.
 pub struct UsiServer {
@@ -16,6 +34,9 @@ pub struct UsiServer {
     agent: Option<Box<dyn Agent>>,
     game: Option<Game>,
     fresh: bool,
+    output: Option<Sender<String>>,
+    running: Option<Running>,
+    multipv: usize,
 }
 
 /// Variant name in `UCI_Variant` -> built-in name.
@@ -53,7 +74,17 @@ impl UsiServer {
         mut factory: AgentFactory,
     ) -> Result<UsiServer, AgentError> {
         let agent = factory(&variant)?;
-        Ok(UsiServer { variant, name, factory, agent: Some(agent), game: None, fresh: true })
+        Ok(UsiServer {
+            variant,
+            name,
+            factory,
+            agent: Some(agent),
+            game: None,
+            fresh: true,
+            output: None,
+            running: None,
+            multipv: 1,
+        })
     }
 
     fn agent(&mut self) -> Result<&mut Box<dyn Agent>, AgentError> {
@@ -81,6 +112,11 @@ impl UsiServer {
                     self.game = None;
                 }
                 Err(e) => out.push(format!("info string error UCI_Variant {value:?}: {e}")),
+            }
+        } else if name == "MultiPV" {
+            match value.parse::<usize>() {
+                Ok(k) if (1..=64).contains(&k) => self.multipv = k,
+                _ => out.push(format!("info string error MultiPV {value:?}: expected 1..64")),
             }
         } else if !name.starts_with("USI_") {
             out.push(format!("info string error unknown option {name:?}"));
@@ -133,6 +169,58 @@ impl UsiServer {
         choice
     }
 
+    /// Wait for the running search (stopping it first when `stop`, or when it is infinite).
+    fn finish_search(&mut self, stop: bool) {
+        if let Some(r) = self.running.take() {
+            if stop || r.infinite {
+                r.stop.store(true, Ordering::Relaxed);
+            }
+            if let Ok(agent) = r.handle.join() {
+                self.agent = Some(agent);
+            }
+        }
+    }
+
+    /// Start the agent's search of `game` in its own thread.
+    fn spawn_think(&mut self, game: Game, toks: &[&str], out: &mut Vec<String>) {
+        let (Some(tx), Some(mut agent)) = (self.output.clone(), self.agent.take()) else {
+            out.push("info string error no output for a background search".into());
+            out.push("bestmove resign".into());
+            return;
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let (request, infinite) =
+            think_request(toks, game.position().side_to_move(), self.multipv, &stop);
+        let handle = std::thread::spawn(move || {
+            let root = game.position().clone();
+            let result = agent.think(&game, request, &mut |l| {
+                let _ = tx.send(l.to_usi(&root));
+            });
+            let line = match result {
+                Some(Ok(o)) => match o.reply() {
+                    Some(r) => {
+                        let mut after = root.clone();
+                        after.play(o.best);
+                        format!(
+                            "bestmove {} ponder {}",
+                            root.move_to_usi(o.best),
+                            after.move_to_usi(r)
+                        )
+                    }
+                    None => format!("bestmove {}", root.move_to_usi(o.best)),
+                },
+                Some(Err(e)) => {
+                    let _ = tx.send(format!("info string error {e}"));
+                    "bestmove resign".into()
+                }
+                None => "bestmove resign".into(),
+            };
+            let _ = tx.send(line);
+            agent
+        });
+        self.running = Some(Running { stop, infinite, handle });
+    }
+
     fn go(&mut self, toks: &[&str], out: &mut Vec<String>) {
         let Some(game) = self.game.clone() else {
             out.push("info string error no valid position".into());
@@ -143,6 +231,16 @@ impl UsiServer {
             out.push(format!("info string game over: {}", game.status()));
             out.push("bestmove resign".into());
             return;
+        }
+        if self.agent().is_ok_and(|a| a.can_think()) {
+            if self.fresh {
+                let (start, _) = start_and_moves(&game);
+                if let Some(Err(e)) = self.agent.as_mut().map(|a| a.new_game(&Game::new(start))) {
+                    out.push(format!("info string error {e}"));
+                }
+                self.fresh = false;
+            }
+            return self.spawn_think(game, toks, out);
         }
         match self.think(&game, toks) {
             Ok(Choice::Move(m)) => out.push(format!("bestmove {}", game.position().move_to_usi(m))),
@@ -162,6 +260,7 @@ impl UsiServer {
             "option name UCI_Variant type combo default {} var shogi var chushogi",
             crate::usi_client::usi_variant_name(&self.variant)
         ));
+        out.push("option name MultiPV type spin default 1 min 1 max 64".into());
         out.push("usiok".into());
     }
 }
@@ -170,6 +269,9 @@ impl LineServer for UsiServer {
     fn handle(&mut self, line: &str, out: &mut Vec<String>) -> bool {
         let toks: Vec<&str> = line.split_whitespace().collect();
         let Some(&cmd) = toks.first() else { return true };
+        if !matches!(cmd, "isready" | "usi" | "ponderhit") {
+            self.finish_search(cmd != "gameover");
+        }
         match cmd {
             "usi" => self.hello(out),
             "isready" => {
@@ -201,4 +303,52 @@ impl LineServer for UsiServer {
     fn unreadable(&self, e: &std::io::Error) -> String {
         format!("info string error unreadable input: {e}")
     }
+
+    fn attach(&mut self, output: Sender<String>) {
+        self.output = Some(output);
+    }
+
+    /// The input ended: an infinite search is stopped, a limited one completes.
+    fn finish(&mut self) {
+        self.finish_search(false);
+    }
+}
+
+/// The search a `go` command asks for, and whether it is infinite (until `stop`).
+fn think_request(
+    toks: &[&str],
+    us: Color,
+    multipv: usize,
+    stop: &Arc<AtomicBool>,
+) -> (ThinkRequest, bool) {
+    let num = |key| go_number(toks, key);
+    let ms = Duration::from_millis;
+    let limited = ["movetime", "btime", "wtime", "byoyomi", "depth", "nodes"]
+        .iter()
+        .any(|k| toks.contains(k));
+    // `go` without a limit searches until `stop`, as `go infinite`
+    let infinite = toks.contains(&"infinite") || !limited;
+    let (time, inc) =
+        if us == Color::Black { (num("btime"), num("binc")) } else { (num("wtime"), num("winc")) };
+    let tc = if infinite {
+        TimeControl::None
+    } else if let Some(t) = num("movetime") {
+        TimeControl::MoveTime(ms(t))
+    } else if time.is_some() || num("byoyomi").is_some() {
+        TimeControl::Clock {
+            remaining: ms(time.unwrap_or(0)),
+            increment: ms(inc.unwrap_or(0)),
+            byoyomi: ms(num("byoyomi").unwrap_or(0)),
+            moves_to_go: num("movestogo").map(|n| n as u32),
+        }
+    } else {
+        TimeControl::None
+    };
+    let limits = shogilab_search::Limits {
+        depth: num("depth").map(|d| d as u32),
+        nodes: num("nodes"),
+        time: tc,
+        stop: Some(Arc::clone(stop)),
+    };
+    (ThinkRequest { limits, multipv }, infinite)
 }

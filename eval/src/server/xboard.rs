@@ -1,12 +1,18 @@
 //! The XBoard server (protocol 2) for chu and tenjiku (and shogi): WinBoard coordinates,
 //! `variant`, `new`, `force`, `go`, `usermove`, `setboard` with our SFEN, `memory`, `time`,
-//! `otim`, `st`, `ping`, `undo`, `remove`, `quit`.
+//! `otim`, `st`, `level`, `sd`, `post`/`nopost`, `ping`, `undo`, `remove`, `quit`.
+//!
+//! An agent that searches with reports ([`Agent::can_think`], the `search` agent) plays under the
+//! GUI's clock (`level MPS BASE INC` with `time`, or `st`) through the engine's time manager, to
+//! `sd` plies at most, and prints its thinking lines (`ply score time nodes pv`) after `post`.
 
 use super::{honoured, AgentFactory, LineServer};
-use crate::agent::{start_and_moves, Agent, AgentError, Choice, Limits};
+use crate::agent::{start_and_moves, Agent, AgentError, Choice, Limits, ThinkRequest};
 use crate::winboard::{move_to_wb, parse_wb_move};
 use shogilab_engine::{Color, Game, Position, Status, Variant};
+use shogilab_search::TimeControl;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// XBoard server state.
 pub struct XBoardServer {
@@ -20,6 +26,10 @@ pub struct XBoardServer {
     fresh: bool,
     time_cs: Option<u64>,
     st_s: Option<u64>,
+    /// `level`: moves per session (0: all), increment (seconds).
+    level: Option<(u32, f64)>,
+    sd: Option<u32>,
+    post: bool,
 }
 
 fn result_line(s: Status) -> String {
@@ -32,10 +42,9 @@ fn result_line(s: Status) -> String {
 }
 
 /// Commands the server accepts and ignores.
-const IGNORED: [&str; 24] = [
-    "xboard", "accepted", "rejected", "easy", "hard", "post", "nopost", "random", "computer",
-    "name", "rating", "ics", "cores", "egtpath", "option", "hint", "bk", "draw", ".", "?", "level",
-    "sd", "nps", "exit",
+const IGNORED: [&str; 20] = [
+    "xboard", "accepted", "rejected", "easy", "hard", "random", "computer", "name", "rating",
+    "ics", "cores", "egtpath", "option", "hint", "bk", "draw", ".", "?", "nps", "exit",
 ];
 
 impl XBoardServer {
@@ -58,6 +67,9 @@ impl XBoardServer {
             fresh: true,
             time_cs: None,
             st_s: None,
+            level: None,
+            sd: None,
+            post: false,
         })
     }
 
@@ -102,8 +114,68 @@ impl XBoardServer {
         }
     }
 
+    /// The search's clock: `st`, else the time left with `level`'s increment and moves.
+    fn time_control(&self) -> TimeControl {
+        let ms = Duration::from_millis;
+        if let Some(st) = self.st_s {
+            return TimeControl::MoveTime(ms(st * 1000));
+        }
+        match self.time_cs {
+            Some(cs) => {
+                let (mps, inc) = self.level.unwrap_or((0, 0.0));
+                let played = (self.game.plies() / 2) as u32;
+                let to_go = (mps > 0).then(|| mps - played % mps);
+                TimeControl::Clock {
+                    remaining: ms(cs * 10),
+                    increment: Duration::from_secs_f64(inc.max(0.0)),
+                    byoyomi: Duration::ZERO,
+                    moves_to_go: to_go,
+                }
+            }
+            None => TimeControl::None,
+        }
+    }
+
+    /// A searching agent's move under the GUI's clock, its thinking lines after `post`.
+    fn think_with_clock(&mut self, out: &mut Vec<String>) -> Result<Choice, AgentError> {
+        let mut limits = shogilab_search::Limits {
+            depth: self.sd,
+            time: self.time_control(),
+            ..Default::default()
+        };
+        if limits.time == TimeControl::None && limits.depth.is_none() {
+            limits.depth = Some(6);
+        }
+        let (post, root) = (self.post, self.game.position().clone());
+        let agent = self.agent.as_mut().ok_or(AgentError::Unsupported("no agent".into()))?;
+        let request = ThinkRequest { limits, multipv: 1 };
+        let mut lines = Vec::new();
+        let result = agent.think(&self.game, request, &mut |l| {
+            if post && l.lower_bound.is_none() {
+                lines.push(l.to_xboard(&root));
+            }
+        });
+        out.append(&mut lines);
+        match result {
+            Some(r) => r.map(|o| Choice::Move(o.best)),
+            None => Err(AgentError::Unsupported("the agent cannot search under a clock".into())),
+        }
+    }
+
+    /// `level MPS BASE INC`: BASE is minutes or minutes:seconds.
+    fn set_level(&mut self, arg: &str, out: &mut Vec<String>) {
+        let parts: Vec<&str> = arg.split_whitespace().collect();
+        match (
+            parts.first().and_then(|m| m.parse::<u32>().ok()),
+            parts.get(2).and_then(|i| i.parse::<f64>().ok()),
+        ) {
+            (Some(mps), Some(inc)) if parts.len() == 3 => self.level = Some((mps, inc)),
+            _ => out.push(format!("Error (bad level, expected MPS BASE INC): level {arg}")),
+        }
+    }
+
     /// The agent's choice in the current game, telling it about a new game first.
-    fn choose(&mut self) -> Result<Choice, AgentError> {
+    fn choose(&mut self, out: &mut Vec<String>) -> Result<Choice, AgentError> {
         if self.agent.is_none() {
             self.agent = Some((self.factory)(&self.variant)?);
             self.fresh = true;
@@ -114,6 +186,10 @@ impl XBoardServer {
             agent.new_game(&Game::new(start))?;
             self.fresh = false;
         }
+        if agent.can_think() {
+            return self.think_with_clock(out);
+        }
+        let agent = self.agent.as_mut().ok_or(AgentError::Unsupported("no agent".into()))?;
         let movetime =
             self.st_s.map(|s| s * 1000).or(self.time_cs.map(|cs| cs * 10 / 40)).filter(|&t| t > 0);
         let limits = honoured(agent.as_ref(), Limits { nodes: None, movetime_ms: movetime });
@@ -126,7 +202,7 @@ impl XBoardServer {
             self.engine = None;
             return;
         }
-        match self.choose() {
+        match self.choose(out) {
             Ok(Choice::Move(m)) => {
                 out.push(format!("move {}", move_to_wb(self.game.position(), m)));
                 self.game.play(m);
@@ -180,6 +256,14 @@ impl LineServer for XBoardServer {
             }
             "playother" => self.engine = Some(self.game.position().side_to_move().flip()),
             "time" => Self::number(line, &mut self.time_cs, out),
+            "level" => self.set_level(arg, out),
+            "post" => self.post = true,
+            "nopost" => self.post = false,
+            "sd" => {
+                let mut d = None;
+                Self::number(line, &mut d, out);
+                self.sd = d.map(|d| d.clamp(1, 64) as u32).or(self.sd);
+            }
             "st" => Self::number(line, &mut self.st_s, out),
             "otim" => {}
             "ping" => out.push(format!("pong {arg}")),

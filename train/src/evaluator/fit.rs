@@ -7,9 +7,13 @@
 //!    golden-section search).
 //! 3. The target of a position mixes its search score and its game's result:
 //!    `lambda * sigmoid(score / K) + (1 - lambda) * result`, result 1, 0.5 or 0.
-//! 4. The table (in pawns, from the starting evaluator's weights) is fitted by Adam on
-//!    minibatches, minimising the cross-entropy of `sigmoid(eval / K)` against the target; the
-//!    weights of the epoch with the lowest held-out loss are kept.
+//! 4. The table is fitted as the starting table plus a correction with few parameters: per
+//!    type a value, a term per rank and a term per file (`types × (1 + ranks + files)` instead of
+//!    `types × squares`: games are few and a position's neighbours in its game share its
+//!    result, so a full table overfits at once), with the hand values and the tempo. Adam on
+//!    minibatches minimises the cross-entropy of `sigmoid(eval / K)` against the target plus
+//!    an L2 penalty on the rank and file terms; the weights of the epoch with the lowest
+//!    held-out loss are kept, and the correction is expanded into the engine's full table.
 //!
 //! Features are the ones the engine computes ([`Psq`]): one per (type, relative square) of
 //! each piece, +1 for the side to move's pieces and -1 for the other side's, one per hand kind
@@ -35,6 +39,8 @@ pub struct FitConfig {
     pub lambda: f64,
     /// Share of the games held out.
     pub holdout: f64,
+    /// L2 penalty on the rank and file terms (per pawn squared).
+    pub l2: f64,
     pub seed: u64,
 }
 
@@ -181,19 +187,46 @@ pub fn fit(
     let ho = build(start, &hold, scale, cfg.lambda)?;
     let v = Arc::clone(start.variant());
     let (_, n) = layout(&v);
-    let mut init: Vec<f32> = start
+    let vs = nn::VarStore::new(Device::Cpu);
+    let mut start_w: Vec<f32> = start
         .board_weights()
         .iter()
         .chain(start.hand_weights())
         .map(|&w| w as f32 / 100.0)
         .collect();
-    init.push(start.tempo() as f32 / 100.0);
-    debug_assert_eq!(init.len(), n);
-    let vs = nn::VarStore::new(Device::Cpu);
-    let w = vs.root().var_copy("w", &Tensor::from_slice(&init));
+    start_w.push(start.tempo() as f32 / 100.0);
+    debug_assert_eq!(start_w.len(), n);
+    let (types, files, ranks) = (v.types.len() as i64, v.files as i64, v.ranks as i64);
+    let squares = v.squares.len() as i64;
+    // per board feature: its type, its type's rank term and its type's file term
+    let (mut t_of, mut r_of, mut f_of) = (Vec::new(), Vec::new(), Vec::new());
+    for t in 0..types {
+        for i in 0..squares {
+            t_of.push(t);
+            r_of.push(t * ranks + i / files);
+            f_of.push(t * files + i % files);
+        }
+    }
+    let (t_of, r_of, f_of) =
+        (Tensor::from_slice(&t_of), Tensor::from_slice(&r_of), Tensor::from_slice(&f_of));
+    let start_t = Tensor::from_slice(&start_w);
+    let root = vs.root();
+    let base = root.zeros("base", &[types]);
+    let rank = root.zeros("rank", &[types * ranks]);
+    let file = root.zeros("file", &[types * files]);
+    let rest = root.zeros("hand_and_tempo", &[n as i64 - types * squares]);
+    let weights = || {
+        let board =
+            base.index_select(0, &t_of) + rank.index_select(0, &r_of) + file.index_select(0, &f_of);
+        &start_t + Tensor::cat(&[board, rest.shallow_clone()], 0)
+    };
+    let penalty = || {
+        (rank.pow_tensor_scalar(2).sum(Kind::Float) + file.pow_tensor_scalar(2).sum(Kind::Float))
+            * cfg.l2
+    };
     let mut opt = nn::Adam::default().build(&vs, cfg.lr).map_err(|e| e.to_string())?;
     let to_logit = 100.0 / scale;
-    let loss_of = |f: &Features, rows: &[usize]| -> Tensor {
+    let loss_of = |w: &Tensor, f: &Features, rows: &[usize]| -> Tensor {
         let b = rows.len() as i64;
         let width = f.width as i64;
         let mut idx = Vec::with_capacity(rows.len() * f.width);
@@ -223,8 +256,9 @@ pub fn fit(
         tch::no_grad(|| {
             let all: Vec<usize> = (0..f.target.len()).collect();
             let mut total = 0.0;
+            let w = weights();
             for chunk in all.chunks(8192) {
-                total += loss_of(f, chunk).double_value(&[]) * chunk.len() as f64;
+                total += loss_of(&w, f, chunk).double_value(&[]) * chunk.len() as f64;
             }
             total / f.target.len() as f64
         })
@@ -237,15 +271,15 @@ pub fn fit(
         train_loss: Vec::new(),
         best_epoch: 0,
     };
-    let mut best = (report.holdout_loss[0], w.copy());
+    let mut best = (report.holdout_loss[0], tch::no_grad(weights));
     let mut order: Vec<usize> = (0..tr.target.len()).collect();
     let mut rng = SmallRng::seed_from_u64(cfg.seed);
     for epoch in 1..=cfg.epochs {
         order.shuffle(&mut rng);
         let (mut sum, mut count) = (0.0, 0usize);
         for chunk in order.chunks(cfg.batch.max(1)) {
-            let loss = loss_of(&tr, chunk);
-            opt.backward_step(&loss);
+            let loss = loss_of(&weights(), &tr, chunk);
+            opt.backward_step(&(&loss + penalty()));
             sum += loss.double_value(&[]) * chunk.len() as f64;
             count += chunk.len();
         }
@@ -254,7 +288,7 @@ pub fn fit(
         report.holdout_loss.push(h);
         progress(epoch, t, h);
         if h < best.0 {
-            best = (h, w.copy());
+            best = (h, tch::no_grad(weights));
             report.best_epoch = epoch;
         }
     }
