@@ -126,3 +126,51 @@ fn a_bad_agent_spec_fails_before_serving() {
     assert!(XBoardServer::new(v, "imbalance@movetime=5".into(), factory("imbalance@movetime=5"))
         .is_err());
 }
+
+/// The searching agent over USI: `go infinite` searches in the background and reports its
+/// lines until `stop` (here the end of the input stops it), then answers with the move of
+/// its last line; `go depth` stops at that depth; MultiPV lines are numbered.
+#[test]
+fn usi_search_reports_lines_and_stops() {
+    let v = Variant::builtin("shogi").unwrap();
+    let mut s = UsiServer::new(v.clone(), "search".into(), factory("search")).unwrap();
+    let out = session(
+        &mut s,
+        &["usi", "setoption name MultiPV value 2", "isready", "position startpos", "go depth 3"],
+    );
+    assert!(out.iter().any(|l| l.starts_with("option name MultiPV")), "{out:?}");
+    let infos: Vec<&String> =
+        out.iter().filter(|l| l.starts_with("info depth") && !l.contains("bound")).collect();
+    // depths 1..3, two lines each
+    assert_eq!(infos.len(), 6, "{out:?}");
+    assert!(infos.iter().all(|l| l.contains(" nps ") && l.contains(" pv ")), "{infos:?}");
+    assert!(infos[4].starts_with("info depth 3 ") && infos[5].contains("multipv 2"), "{infos:?}");
+    let best = out.last().unwrap().strip_prefix("bestmove ").expect("a bestmove");
+    let first = best.split_whitespace().next().unwrap();
+    assert!(infos[4].contains(&format!(" pv {first}")), "{best} vs {infos:?}");
+    let infinite = session(&mut s, &["position startpos moves 7g7f", "go infinite", "stop"]);
+    let best = infinite.last().unwrap().strip_prefix("bestmove ").expect("a bestmove");
+    let mut g = Game::new(Position::start(&v));
+    g.play(g.parse_usi("7g7f").unwrap());
+    assert!(g.parse_usi(best.split_whitespace().next().unwrap()).is_ok(), "{infinite:?}");
+    // a clock the agent cannot play at: an error line and no move
+    let bad = session(&mut s, &["position startpos", "go btime 0 wtime 0"]);
+    assert!(bad.iter().any(|l| l.starts_with("info string error")), "{bad:?}");
+    assert_eq!(bad.last().unwrap(), "bestmove resign");
+}
+
+/// The searching agent over XBoard: `sd` bounds the depth and `post` prints one thinking line
+/// per completed depth before the move.
+#[test]
+fn xboard_search_posts_thinking_lines() {
+    let v = Variant::builtin("chu").unwrap();
+    let mut s = XBoardServer::new(v, "search".into(), factory("search")).unwrap();
+    let out = session(&mut s, &["xboard", "protover 2", "new", "sd 2", "post", "go"]);
+    let thinking: Vec<&String> =
+        out.iter().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).collect();
+    assert_eq!(thinking.len(), 2, "{out:?}");
+    assert!(thinking[1].starts_with("2 "), "{thinking:?}");
+    assert!(out.last().unwrap().starts_with("move "), "{out:?}");
+    let bad = session(&mut s, &["level 40 x"]);
+    assert!(bad[0].starts_with("Error (bad level"), "{bad:?}");
+}

@@ -16,6 +16,7 @@
 //! let outcome = engine.search(&game, limits, &mut |line| println!("{}", line.to_usi(game.position())));
 //! ```
 
+pub mod analysis;
 pub mod evaluator;
 pub mod limits;
 pub mod ordering;

@@ -71,6 +71,8 @@ pub struct Engine {
     tt: Table,
     heuristics: Heuristics,
     reductions: Reductions,
+    /// Per type: a royal or an unpromoted pawn (the null move's zugzwang guard).
+    pawn_or_royal: Vec<bool>,
     frames: Vec<Frame>,
     // per search
     limits: Limits,
@@ -92,6 +94,11 @@ impl Engine {
             tt: Table::new(options.hash_mb),
             heuristics: Heuristics::new(v.types.len(), v.squares.len()),
             reductions: Reductions::new(),
+            pawn_or_royal: v
+                .types
+                .iter()
+                .map(|t| t.royal || (t.name == "pawn" && !t.promoted))
+                .collect(),
             frames: vec![Frame::default(); MAX_PLY + 4],
             limits: Limits::default(),
             time: TimeManager::new(Default::default(), Instant::now()),
@@ -450,7 +457,7 @@ impl Engine {
     /// The score of a draw at `ply` for its side to move: the contempt against the root side.
     #[inline]
     fn draw(&self, ply: usize) -> Score {
-        if ply % 2 == 0 {
+        if ply.is_multiple_of(2) {
             DRAW - self.options.contempt
         } else {
             DRAW + self.options.contempt
@@ -577,11 +584,9 @@ impl Engine {
     /// Whether the side to move has pieces besides royals and pawns (where passing is rarely
     /// the best move, so a null move proves something).
     fn has_pieces(&self, pos: &Position) -> bool {
-        let v = pos.variant();
-        pos.pieces(pos.side_to_move()).iter().any(|&s| {
-            let t = &v.types[shogilab_engine::cell::cell_type(pos.cell(s)) as usize];
-            !t.royal && !(t.name == "pawn" && !t.promoted)
-        })
+        let side = pos.pieces(pos.side_to_move());
+        side.iter()
+            .any(|&s| !self.pawn_or_royal[shogilab_engine::cell::cell_type(pos.cell(s)) as usize])
     }
 
     /// Generate, order and search the moves of a node.

@@ -118,7 +118,7 @@ fn clock_budget(
     byoyomi: Duration,
     moves_to_go: Option<u32>,
 ) -> (Duration, Duration) {
-    let moves = moves_to_go.unwrap_or(40).clamp(1, 40) as u32;
+    let moves = moves_to_go.unwrap_or(40).clamp(1, 40);
     let usable = remaining.saturating_sub(OVERHEAD);
     let share = usable / moves + increment.mul_f64(0.8);
     // byoyomi is time a move that is lost if unused: use most of it

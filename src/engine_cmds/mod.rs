@@ -6,6 +6,7 @@
 //! `shogilab-full` flattens the same [`EngineCommand`] into its full command set and supplies
 //! the networks ([`Networks`]).
 
+pub mod analyse;
 pub mod check_variant;
 pub mod perft;
 pub mod playout;
@@ -54,6 +55,8 @@ pub enum EngineCommand {
     Perft(perft::PerftArgs),
     /// Check game records move by move and report their final state.
     Replay(replay::ReplayArgs),
+    /// Annotate games with the searching engine: evaluation before and after each move, best move, PV.
+    Analyse(analyse::AnalyseArgs),
     /// Seeded random playouts to the end of the game (or a ply cap).
     Playout(playout::PlayoutArgs),
     /// Print the start position (or a given one) as SFEN, optionally as a diagram.
@@ -85,6 +88,7 @@ impl EngineCommand {
         match self {
             EngineCommand::Perft(a) => perft::run(a),
             EngineCommand::Replay(a) => replay::run(a),
+            EngineCommand::Analyse(a) => analyse::run(a),
             EngineCommand::Playout(a) => playout::run(a),
             EngineCommand::Sfen(a) => sfen::run(a),
             EngineCommand::CheckVariant(a) => check_variant::run(a),

@@ -207,7 +207,7 @@ fn play(variant: &Arc<Variant>, psq: &Arc<Psq>, cfg: &DataConfig, index: usize) 
     }
     let black = match game.status() {
         _ if adjudicated != 0 => adjudicated,
-        Status::Win(c, _) if c == shogilab_engine::Color::Black => 1,
+        Status::Win(shogilab_engine::Color::Black, _) => 1,
         Status::Win(..) => -1,
         _ => 0,
     };
