@@ -8,7 +8,7 @@
 //! integer (Black's view) and a move changes it by the pieces it moves, removes and promotes:
 //! [`Psq::delta`] reads exactly that from the move's undo record.
 //!
-//! Files: [`file`] (the format, with the variant, the feature set and a checksum).
+//! Files: [`mod@file`] (the format, with the variant, the feature set and a checksum).
 
 pub mod file;
 
