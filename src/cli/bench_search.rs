@@ -1,6 +1,6 @@
 //! `shogilab bench search`: the searching engine's speed on fixed positions of every variant
-//! (the start, and the positions after 20 and 40 plies of the engine's own depth-3 game with
-//! the material evaluator): nodes a second, the depth completed at each move time, and the time
+//! (the start, and the positions after 20 and 40 plies of the engine's own game at 20,000
+//! nodes a move with the material evaluator): nodes a second, the depth completed at each move time, and the time
 //! each depth was completed at. For chu, HaChu searches the same positions in the same run
 //! (its `post` lines give its depth, nodes and time), so both figures come from one machine
 //! state.
@@ -29,14 +29,15 @@ impl Measure {
     }
 }
 
-/// The benchmark's games: the start and the positions after 20 and 40 plies of a depth-3 game.
+/// The benchmark's games: the start and the positions after 20 and 40 plies of a game at 20,000
+/// nodes a move.
 fn positions(v: &Arc<Variant>) -> Vec<(String, Game)> {
     let psq = Arc::new(shogilab_eval::search_agent::material(v));
     let mut engine = Engine::new(psq, Options { hash_mb: 16, ..Options::default() });
     let mut game = Game::new(Position::start(v));
     let mut out = vec![("start".to_string(), game.clone())];
     for ply in 1..=40 {
-        let limits = Limits { depth: Some(3), ..Limits::default() };
+        let limits = Limits { nodes: Some(20_000), ..Limits::default() };
         let Some(o) = engine.search(&game, limits, &mut |_| {}) else { break };
         game.play(o.best);
         if game.status().is_over() {
