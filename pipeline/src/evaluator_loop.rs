@@ -21,7 +21,7 @@ use shogilab_eval::search_agent::{load_evaluator, material, SearchAgent};
 use shogilab_eval::{run_match, MatchConfig, Openings, Sprt, SprtDecision};
 use shogilab_search::evaluator::file;
 use shogilab_search::Options;
-use shogilab_train::evaluator::data::{self, DataConfig};
+use shogilab_train::evaluator::data::{self, DataConfig, PlaySettings};
 use shogilab_train::evaluator::fit::{self, FitConfig};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,38 +40,15 @@ pub struct LoopConfig {
     /// The starting evaluator: a .psq file, or `material`.
     #[serde(default = "material_name")]
     pub start: String,
-    pub datagen: DatagenSettings,
-    pub fit: FitSettings,
+    pub datagen: PlaySettings,
+    pub fit: FitConfig,
+    /// Generations of data each fit reads (the newest ones).
+    pub fit_window: u32,
     pub gate: GateSettings,
 }
 
 fn material_name() -> String {
     "material".into()
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DatagenSettings {
-    pub games: usize,
-    pub games_per_shard: usize,
-    pub nodes: u64,
-    pub random_plies: u32,
-    pub max_plies: u32,
-    pub adjudicate_cp: i32,
-    pub adjudicate_plies: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FitSettings {
-    pub epochs: usize,
-    pub batch: usize,
-    pub lr: f64,
-    pub lambda: f64,
-    pub holdout: f64,
-    pub l2: f64,
-    /// Generations of data each fit reads (the newest ones).
-    pub window: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -132,7 +109,7 @@ pub fn run_loop(cfg: &LoopConfig, dir: &Path, log: &mut dyn FnMut(&str)) -> Resu
         datagen(&v, cfg, &gen_path(dir, champion), &data_dir, g)?;
         let next = gen_path(dir, g + 1);
         if !next.exists() {
-            let dirs: Vec<PathBuf> = (g.saturating_sub(cfg.fit.window.max(1) - 1)..=g)
+            let dirs: Vec<PathBuf> = (g.saturating_sub(cfg.fit_window.max(1) - 1)..=g)
                 .map(|k| dir.join(format!("data-{k:03}")))
                 .collect();
             fit_next(&v, cfg, &gen_path(dir, champion), &dirs, &next, log)?;
@@ -187,17 +164,10 @@ fn datagen(
     g: u32,
 ) -> Result<(), Error> {
     let (psq, _) = file::load(v, eval)?;
-    let d = &cfg.datagen;
     let dc = DataConfig {
         variant: v.name.clone(),
         evaluator: eval.display().to_string(),
-        games: d.games,
-        games_per_shard: d.games_per_shard,
-        nodes: d.nodes,
-        random_plies: d.random_plies,
-        max_plies: d.max_plies,
-        adjudicate_cp: d.adjudicate_cp,
-        adjudicate_plies: d.adjudicate_plies,
+        play: cfg.datagen.clone(),
         seed: cfg.seed.wrapping_add(g as u64 * 1_000_003),
     };
     data::generate(v, Arc::new(psq), &dc, out, &|_| {})?;
@@ -218,16 +188,7 @@ fn fit_next(
         samples.extend(data::read(d, v)?);
     }
     let f = &cfg.fit;
-    let fc = FitConfig {
-        epochs: f.epochs,
-        batch: f.batch,
-        lr: f.lr,
-        lambda: f.lambda,
-        holdout: f.holdout,
-        l2: f.l2,
-        seed: cfg.seed,
-    };
-    let (psq, r) = fit::fit(&start, &samples, &fc, &mut |_, _, _| {})?;
+    let (psq, r) = fit::fit(&start, &samples, f, cfg.seed, &mut |_, _, _| {})?;
     let names: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let source = format!(
         "fit to {} positions of {} from {} (lambda {}, scale {:.0}, held-out loss {:.5} -> {:.5} at epoch {})",
@@ -298,4 +259,19 @@ fn gate(
     std::fs::write(&tmp, serde_json::to_string_pretty(&gate)?)?;
     std::fs::rename(&tmp, &path)?;
     Ok(gate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_config_parses_and_an_unknown_key_is_refused() {
+        let text = include_str!("../../configs/evaluator/chu.toml");
+        let cfg: LoopConfig = toml::from_str(text).unwrap();
+        assert_eq!((cfg.variant.as_str(), cfg.fit_window), ("chu", 2));
+        let bad = text.replace("[gate]", "[gate]\nmovetim = 3");
+        let err = toml::from_str::<LoopConfig>(&bad).unwrap_err().to_string();
+        assert!(err.contains("movetim"), "{err}");
+    }
 }

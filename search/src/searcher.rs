@@ -29,6 +29,7 @@ use crate::report::{Line, Outcome};
 use crate::score::{self, Score, DRAW, INFINITE};
 use crate::time::TimeManager;
 use crate::tt::{Bound, Table};
+use shogilab_engine::position::Undo;
 use shogilab_engine::variant::RepetitionRule;
 use shogilab_engine::{Game, Move, MoveList, Position};
 use std::collections::HashSet;
@@ -390,12 +391,7 @@ impl Engine {
 
     /// Play `m` at `ply`: the next frame's evaluation and key. Returns the undo record and
     /// whether the move attacks the opponent's single royal.
-    fn make(
-        &mut self,
-        pos: &mut Position,
-        m: Move,
-        ply: usize,
-    ) -> (shogilab_engine::position::Undo, bool) {
+    fn make(&mut self, pos: &mut Position, m: Move, ply: usize) -> (Undo, bool) {
         let u = pos.play(m);
         let acc = self.frames[ply].acc + self.psq.delta(pos, &u);
         let checking = pos.in_check_of(pos.side_to_move());
@@ -407,7 +403,18 @@ impl Engine {
         (u, checking)
     }
 
-    fn unmake(&mut self, pos: &mut Position, made: (shogilab_engine::position::Undo, bool)) {
+    /// [`Engine::make`], unless the move recreates a position the forbidden-repetition rule
+    /// forbids: then the move is taken back and `None` returned (it is not a move here).
+    fn make_legal(&mut self, pos: &mut Position, m: Move, ply: usize) -> Option<(Undo, bool)> {
+        let made = self.make(pos, m, ply);
+        if self.forbidden_repeat(ply + 1) {
+            self.unmake(pos, made);
+            return None;
+        }
+        Some(made)
+    }
+
+    fn unmake(&mut self, pos: &mut Position, made: (Undo, bool)) {
         pos.unplay(&made.0);
     }
 
@@ -625,11 +632,7 @@ impl Engine {
             {
                 continue;
             }
-            let made = self.make(pos, m, ply);
-            if self.forbidden_repeat(ply + 1) {
-                self.unmake(pos, made);
-                continue;
-            }
+            let Some(made) = self.make_legal(pos, m, ply) else { continue };
             legal += 1;
             let gives = made.1;
             let reducible = quiet && !killer && !gives && !in_check;
@@ -830,11 +833,7 @@ impl Engine {
                     continue;
                 }
             }
-            let made = self.make(pos, m, ply);
-            if self.forbidden_repeat(ply + 1) {
-                self.unmake(pos, made);
-                continue;
-            }
+            let Some(made) = self.make_legal(pos, m, ply) else { continue };
             legal += 1;
             let s = -self.quiescence(pos, -beta, -alpha, ply + 1);
             self.unmake(pos, made);

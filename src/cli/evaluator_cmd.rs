@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shogilab_eval::search_agent::{load_evaluator, material};
 use shogilab_pipeline::evaluator_loop::{run_loop, LoopConfig};
 use shogilab_search::evaluator::file;
-use shogilab_train::evaluator::data::{self, DataConfig};
+use shogilab_train::evaluator::data::{self, DataConfig, PlaySettings};
 use shogilab_train::evaluator::fit::{self, FitConfig};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -150,13 +150,15 @@ fn datagen(a: DatagenArgs) -> Result<()> {
     let cfg = DataConfig {
         variant: v.name.clone(),
         evaluator: a.eval.clone(),
-        games: a.games,
-        games_per_shard: a.games_per_shard.max(1),
-        nodes: a.nodes,
-        random_plies: a.random_plies,
-        max_plies: a.max_plies,
-        adjudicate_cp: a.adjudicate_cp,
-        adjudicate_plies: a.adjudicate_plies,
+        play: PlaySettings {
+            games: a.games,
+            games_per_shard: a.games_per_shard.max(1),
+            nodes: a.nodes,
+            random_plies: a.random_plies,
+            max_plies: a.max_plies,
+            adjudicate_cp: a.adjudicate_cp,
+            adjudicate_plies: a.adjudicate_plies,
+        },
         seed: a.seed,
     };
     let bar = ProgressBar::new(a.games as u64);
@@ -189,10 +191,9 @@ fn fit_cmd(a: FitArgs) -> Result<()> {
         lambda: a.lambda,
         holdout: a.holdout,
         l2: a.l2,
-        seed: a.seed,
     };
     println!("{} positions", samples.len());
-    let (psq, report) = fit::fit(&start, &samples, &cfg, &mut |e, t, h| {
+    let (psq, report) = fit::fit(&start, &samples, &cfg, a.seed, &mut |e, t, h| {
         println!("epoch {e:3}  train {t:.5}  held-out {h:.5}")
     })
     .map_err(anyhow::Error::msg)?;

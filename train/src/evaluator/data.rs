@@ -50,23 +50,34 @@ pub fn columns() -> Vec<(&'static str, DataType)> {
     ]
 }
 
-/// How the games are played (saved as `datagen.json` beside the data: a run resumes only with
-/// the same settings).
+/// How the games are played (the data generation's settings that a loop config gives too).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct DataConfig {
-    pub variant: String,
-    /// The searching evaluator (a file path, or `material`).
-    pub evaluator: String,
+#[serde(deny_unknown_fields)]
+pub struct PlaySettings {
     pub games: usize,
     /// Games per file (a killed run resumes at the first missing file).
     pub games_per_shard: usize,
+    /// Nodes searched a move.
     pub nodes: u64,
+    /// Uniformly random first plies of each game.
     pub random_plies: u32,
+    /// A draw at this ply.
     pub max_plies: u32,
     /// A game ends as a win once the side ahead has been at least this far ahead (centipawns)
     /// in `adjudicate_plies` consecutive searches, both sides' searches agreeing.
     pub adjudicate_cp: i32,
     pub adjudicate_plies: u32,
+}
+
+/// A data generation's settings, saved as `datagen.json` beside the data: a run resumes only
+/// with the same settings.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DataConfig {
+    pub variant: String,
+    /// The searching evaluator (a file path, or `material`).
+    pub evaluator: String,
+    #[serde(flatten)]
+    pub play: PlaySettings,
     pub seed: u64,
 }
 
@@ -103,16 +114,16 @@ pub fn generate(
     std::fs::create_dir_all(dir)
         .map_err(|e| DataError::Io { path: dir.display().to_string(), source: e })?;
     check_config(cfg, dir)?;
-    let shards = cfg.games.div_ceil(cfg.games_per_shard.max(1));
+    let shards = cfg.play.games.div_ceil(cfg.play.games_per_shard.max(1));
     let mut written = Vec::new();
     for shard in 0..shards {
         let path = dir.join(format!("evaldata-{shard:05}.parquet"));
         if path.exists() {
-            progress(cfg.games_per_shard);
+            progress(cfg.play.games_per_shard);
             continue;
         }
-        let first = shard * cfg.games_per_shard;
-        let last = (first + cfg.games_per_shard).min(cfg.games);
+        let first = shard * cfg.play.games_per_shard;
+        let last = (first + cfg.play.games_per_shard).min(cfg.play.games);
         let rows: Vec<(Vec<Row>, i8)> = (first..last)
             .into_par_iter()
             .map(|g| {
@@ -161,7 +172,7 @@ fn play(variant: &Arc<Variant>, psq: &Arc<Psq>, cfg: &DataConfig, index: usize) 
     let mut rng =
         SmallRng::seed_from_u64(cfg.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut game = Game::new(Position::start(variant));
-    game.set_max_plies(cfg.max_plies);
+    game.set_max_plies(cfg.play.max_plies);
     let mut engine = Engine::new(Arc::clone(psq), Options { hash_mb: 16, ..Options::default() });
     let mut rows = Vec::new();
     // consecutive searches with Black at least adjudicate_cp ahead (positive) or behind
@@ -170,12 +181,12 @@ fn play(variant: &Arc<Variant>, psq: &Arc<Psq>, cfg: &DataConfig, index: usize) 
     while !game.status().is_over() {
         let ply = game.plies() as u32;
         let legal = game.legal();
-        if ply < cfg.random_plies {
+        if ply < cfg.play.random_plies {
             let m = legal[rng.gen_range(0..legal.len())];
             game.play(m);
             continue;
         }
-        let limits = Limits { nodes: Some(cfg.nodes), ..Limits::default() };
+        let limits = Limits { nodes: Some(cfg.play.nodes), ..Limits::default() };
         let Some(out) = engine.search(&game, limits, &mut |_| {}) else { break };
         let pos = game.position();
         let quiet = !pos.in_check_of(pos.side_to_move())
@@ -195,11 +206,11 @@ fn play(variant: &Arc<Variant>, psq: &Arc<Psq>, cfg: &DataConfig, index: usize) 
             -out.score
         };
         streak = match black_view {
-            s if s >= cfg.adjudicate_cp => streak.max(0) + 1,
-            s if s <= -cfg.adjudicate_cp => streak.min(0) - 1,
+            s if s >= cfg.play.adjudicate_cp => streak.max(0) + 1,
+            s if s <= -cfg.play.adjudicate_cp => streak.min(0) - 1,
             _ => 0,
         };
-        if streak.unsigned_abs() >= cfg.adjudicate_plies.max(1) {
+        if streak.unsigned_abs() >= cfg.play.adjudicate_plies.max(1) {
             adjudicated = streak.signum() as i8;
             break;
         }
@@ -365,4 +376,45 @@ fn read_file(path: &Path, variant: &Variant, out: &mut Vec<Sample>) -> Result<()
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(games: usize) -> DataConfig {
+        let play = PlaySettings {
+            games,
+            games_per_shard: 2,
+            nodes: 300,
+            random_plies: 4,
+            max_plies: 24,
+            adjudicate_cp: 1000,
+            adjudicate_plies: 8,
+        };
+        DataConfig { variant: "shogi".into(), evaluator: "material".into(), play, seed: 3 }
+    }
+
+    /// Games written and read back (every row's game among those played), a rerun that keeps
+    /// the files, and a rerun with other settings refused with the field that differs.
+    #[test]
+    fn data_is_written_resumed_and_refused_with_other_settings() {
+        let v = Variant::builtin("shogi").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let values = shogilab_engine::material::mobility(&v);
+        let psq = Arc::new(Psq::from_values(Arc::clone(&v), &values, 600.0));
+        let written = generate(&v, Arc::clone(&psq), &config(4), dir.path(), &|_| {}).unwrap();
+        assert_eq!(written.len(), 2);
+        let samples = read(dir.path(), &v).unwrap();
+        assert!(!samples.is_empty());
+        assert!(samples.iter().all(|s| ["3-0", "3-1", "3-2", "3-3"].contains(&s.game_id.as_str())));
+        assert!(generate(&v, Arc::clone(&psq), &config(4), dir.path(), &|_| {})
+            .unwrap()
+            .is_empty());
+        let err = generate(&v, psq, &config(6), dir.path(), &|_| {}).unwrap_err().to_string();
+        assert!(err.contains("games = 4, not 6"), "{err}");
+        let chu = Variant::builtin("chu").unwrap();
+        let err = read(dir.path(), &chu).unwrap_err().to_string();
+        assert!(err.contains("positions of shogi, not chu"), "{err}");
+    }
 }

@@ -28,8 +28,9 @@ use shogilab_search::evaluator::Psq;
 use std::sync::Arc;
 use tch::{nn, nn::OptimizerConfig, Device, Kind, Reduction, Tensor};
 
-/// How the table is fitted.
-#[derive(Debug, Clone)]
+/// How the table is fitted (the `[fit]` table of a loop config).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FitConfig {
     pub epochs: usize,
     pub batch: usize,
@@ -41,7 +42,6 @@ pub struct FitConfig {
     pub holdout: f64,
     /// L2 penalty on the rank and file terms (per pawn squared).
     pub l2: f64,
-    pub seed: u64,
 }
 
 /// What a fit found.
@@ -169,16 +169,18 @@ fn held_out(game_id: &str, share: f64, seed: u64) -> bool {
     (h % 10_000) as f64 / 10_000.0 < share
 }
 
-/// Fit the table to `samples`, starting from `start`; the fitted evaluator and what the fit
+/// Fit the table to `samples`, starting from `start` (`seed`: the held-out split and the
+/// minibatch order); the fitted evaluator and what the fit
 /// found. `progress` gets each epoch's (train, held-out) loss.
 pub fn fit(
     start: &Psq,
     samples: &[Sample],
     cfg: &FitConfig,
+    seed: u64,
     progress: &mut dyn FnMut(usize, f64, f64),
 ) -> Result<(Psq, FitReport), String> {
     let (train, hold): (Vec<&Sample>, Vec<&Sample>) =
-        samples.iter().partition(|s| !held_out(&s.game_id, cfg.holdout, cfg.seed));
+        samples.iter().partition(|s| !held_out(&s.game_id, cfg.holdout, seed));
     if train.is_empty() || hold.is_empty() {
         return Err(format!("{} training and {} held-out positions: both sets need positions (more games, or another holdout share)", train.len(), hold.len()));
     }
@@ -273,7 +275,7 @@ pub fn fit(
     };
     let mut best = (report.holdout_loss[0], tch::no_grad(weights));
     let mut order: Vec<usize> = (0..tr.target.len()).collect();
-    let mut rng = SmallRng::seed_from_u64(cfg.seed);
+    let mut rng = SmallRng::seed_from_u64(seed);
     for epoch in 1..=cfg.epochs {
         order.shuffle(&mut rng);
         let (mut sum, mut count) = (0.0, 0usize);
