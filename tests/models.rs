@@ -52,3 +52,50 @@ fn every_shipped_network_plays_at_a_time_per_move() {
         assert!(text.contains("(2 games)") && text.contains("nodes per move"), "{text}");
     }
 }
+
+/// A network or an evaluator file of one variant given to a game of another is refused before
+/// any game, naming both variants, and nothing is written.
+#[test]
+fn an_evaluator_of_another_variant_is_refused() {
+    let out = common::tmp("models", "wrong-variant");
+    let o = out.to_str().expect("a UTF-8 path");
+    for variant in ["chu", "tenjiku"] {
+        let (ok, text) = shogilab(&[
+            "match",
+            "-v",
+            variant,
+            "--a",
+            "mcts:models/shogi.ot:8",
+            "--b",
+            "random",
+            "--games",
+            "1",
+            "--out",
+            o,
+        ]);
+        assert!(!ok, "{text}");
+        assert!(
+            text.contains(&format!(
+                "models/shogi.ot is a network of shogi; this game is {variant}"
+            )),
+            "{text}"
+        );
+        assert!(!out.exists(), "{text}");
+    }
+    let psq = common::tmp("models", "shogi.psq");
+    let p = psq.to_str().expect("a UTF-8 path");
+    let (ok, text) = shogilab(&["evaluator", "init", "-v", "shogi", "--out", p]);
+    assert!(ok, "{text}");
+    let (ok, text) = shogilab(&[
+        "match",
+        "-v",
+        "chu",
+        "--a",
+        &format!("search:{p}"),
+        "--b",
+        "random",
+        "--games",
+        "1",
+    ]);
+    assert!(!ok && text.contains("an evaluator for shogi, not chu"), "{text}");
+}

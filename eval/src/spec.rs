@@ -141,7 +141,14 @@ fn mcts_evaluator(
         return Ok(Arc::new(m.map_err(|e| bad(spec, e.to_string()))?));
     }
     match extra(ev) {
-        Some(loaded) => loaded.map_err(|e| bad(spec, e.to_string())),
+        Some(Ok(e)) => match e.variant() {
+            Some(made_for) if made_for != variant.name => Err(bad(
+                spec,
+                format!("{ev} is a network of {made_for}; this game is {}", variant.name),
+            )),
+            _ => Ok(e),
+        },
+        Some(Err(e)) => Err(bad(spec, e.to_string())),
         None => Err(bad(
             spec,
             format!(

@@ -38,6 +38,11 @@ pub trait Evaluator: Send + Sync {
     fn id(&self) -> String;
     /// Evaluate a batch; `out` is resized to the batch and its vectors reused.
     fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut Vec<EvalOutput>);
+    /// The variant the evaluator was made for, where it was made for one (a network); `None`
+    /// for evaluators that serve any variant.
+    fn variant(&self) -> Option<&str> {
+        None
+    }
 }
 
 fn uniform_into(n: usize, policy: &mut Vec<f32>) {

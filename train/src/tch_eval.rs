@@ -53,6 +53,10 @@ pub fn forward(
 }
 
 impl Evaluator for TchEvaluator {
+    fn variant(&self) -> Option<&str> {
+        Some(&self.encoder.variant.name)
+    }
+
     fn id(&self) -> String {
         self.model_id.clone()
     }
