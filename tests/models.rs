@@ -1,6 +1,6 @@
-//! The reference networks of `models/` stay playable: each `<variant>.agent` spec loads its
-//! checkpoint (metadata checked against the variant) and plays games at a time per move, as the
-//! README's commands do on a fresh clone.
+//! The shipped agents of `models/` stay playable: each `<variant>.agent` spec loads its evaluator
+//! (a network's metadata checked against the variant, or a `.psq` evaluator file) and plays
+//! games at a time per move, as the README's commands do on a fresh clone.
 
 mod common;
 
@@ -23,17 +23,23 @@ fn shipped() -> Vec<(String, String)> {
 }
 
 #[test]
-fn every_shipped_network_plays_at_a_time_per_move() {
+fn every_shipped_agent_plays_at_a_time_per_move() {
     let agents = shipped();
     assert!(agents.iter().any(|(v, _)| v == "chu"), "models/chu.agent ships: {agents:?}");
     for (variant, spec) in agents {
-        let ckpt = spec.strip_prefix("mcts:").expect("an MCTS agent").split(['@', ':']).next();
-        let ckpt = ckpt.expect("a checkpoint path");
-        assert!(Path::new(ckpt).exists(), "{variant}: {ckpt} is missing");
-        let meta =
-            std::fs::read_to_string(Path::new(ckpt).with_extension("json")).expect("sidecar");
-        assert!(meta.contains(&format!("\"variant\": \"{variant}\"")), "{meta}");
-        assert!(meta.contains("\"validation\""), "held-out figures recorded: {meta}");
+        let (kind, rest) = spec.split_once(':').expect("a spec with its evaluator");
+        let file = rest.split(['@', ':']).next().expect("an evaluator path");
+        assert!(Path::new(file).exists(), "{variant}: {file} is missing");
+        match kind {
+            "mcts" => {
+                let meta = std::fs::read_to_string(Path::new(file).with_extension("json"))
+                    .expect("sidecar");
+                assert!(meta.contains(&format!("\"variant\": \"{variant}\"")), "{meta}");
+                assert!(meta.contains("\"validation\""), "held-out figures recorded: {meta}");
+            }
+            "search" => assert!(file.ends_with(&format!("{variant}.psq")), "{spec}"),
+            other => panic!("{variant}: agent kind {other} ships no evaluator file"),
+        }
         let a = format!("{spec}@movetime=20");
         let (ok, text) = shogilab(&[
             "match",

@@ -105,13 +105,17 @@ impl Sprt {
             return 0.0;
         }
         let counts = [wins as f64, draws as f64, losses as f64];
-        // a single observed outcome kind cannot be tilted to another score: regularize it
-        let kinds = counts.iter().filter(|&&c| c > 0.0).count();
-        let counts = if kinds < 2 { counts.map(|c| c + 0.5) } else { counts };
-        let total: f64 = counts.iter().sum();
-        let f = counts.map(|c| c / total);
+        // an outcome kind never observed keeps probability 0 in the fits, so a hypothesis score
+        // that the observed kinds reach only at an end of their range (0.5 with wins and draws
+        // but no loss) or not at all makes the ratio unbounded: regularize every count then
         let s0 = score_from_elo(self.elo0);
         let s1 = score_from_elo(self.elo1);
+        let seen = [1.0, 0.5, 0.0].into_iter().zip(counts).filter(|&(_, c)| c > 0.0);
+        let (lo, hi) = seen.fold((1.0f64, 0.0f64), |(lo, hi), (x, _)| (lo.min(x), hi.max(x)));
+        let inside = |s: f64| lo < s && s < hi;
+        let counts = if inside(s0) && inside(s1) { counts } else { counts.map(|c| c + 0.5) };
+        let total: f64 = counts.iter().sum();
+        let f = counts.map(|c| c / total);
         let p0 = mle_probs(f, s0);
         let p1 = mle_probs(f, s1);
         (0..3).filter(|&i| counts[i] > 0.0).map(|i| counts[i] * (p1[i] / p0[i]).ln()).sum::<f64>()
@@ -149,6 +153,18 @@ impl Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One win and two draws (no loss) said nothing decisive, but gave an LLR of 11 against
+    /// bounds of ±2.94 before every count was regularized while an outcome was missing.
+    #[test]
+    fn a_few_games_without_a_loss_decide_nothing() {
+        let t = Sprt::new(0.0, 30.0, 0.05, 0.05);
+        for (w, d) in [(1, 2), (2, 1), (0, 3), (3, 0), (1, 5)] {
+            let s = t.status(w, d, 0);
+            assert_eq!(s.decision, SprtDecision::Continue, "+{w} ={d} -0: {s:?}");
+            assert!(s.llr.abs() < 2.0, "+{w} ={d} -0: {s:?}");
+        }
+    }
 
     #[test]
     fn bounds_for_five_percent() {

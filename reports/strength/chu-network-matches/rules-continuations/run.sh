@@ -10,5 +10,5 @@ B=${B:-shogilab}
 opp=$1 name=$2
 dir=reports/strength/chu-network-matches/rules-continuations
 n=$(grep -c '^sfen' "$dir/$name.openings")
-OMP_NUM_THREADS=1 "$B" match -v chu --a "$(cat models/chu.agent)@movetime=300" --b "$opp" \
+OMP_NUM_THREADS=1 "$B" match -v chu --a "mcts:models/chu.ot:batch=8:screen=3@movetime=300" --b "$opp" \
     --openings "$dir/$name.openings" --games $((2 * n)) --max-plies 400 --seed 7 --out "$dir/$name"
