@@ -71,18 +71,9 @@ fn fit_usable(usable: &[(i32, i8)]) -> Option<f64> {
     if usable.len() < 10 {
         return None;
     }
-    let f = |lk: f64| nll(usable, lk.exp());
-    let (mut a, mut b) = (0f64, MAX_SCALE.ln());
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    for _ in 0..100 {
-        let (c, d) = (b - g * (b - a), a + g * (b - a));
-        if f(c) < f(d) {
-            b = d;
-        } else {
-            a = c;
-        }
-    }
-    Some(((a + b) / 2.0).exp())
+    let log_k =
+        shogilab_train::golden::minimise(|lk| nll(usable, lk.exp()), 0.0, MAX_SCALE.ln(), 100);
+    Some(log_k.exp())
 }
 
 /// [`fit_scale`], refusing a fit without enough decisive positions or one that runs to

@@ -13,6 +13,7 @@ pub mod batch;
 pub mod checkpoint;
 pub mod evaluator;
 pub mod examples;
+pub mod golden;
 pub mod model;
 pub mod schedule;
 pub mod tch_eval;

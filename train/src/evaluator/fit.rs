@@ -146,18 +146,9 @@ fn result_loss(samples: &[&Sample], k: f64) -> f64 {
 /// The logistic scale that best predicts the results from the scores (golden-section search
 /// of the log-scale over 10..100,000 centipawns a logit).
 pub fn fit_scale(samples: &[&Sample]) -> f64 {
-    let f = |x: f64| result_loss(samples, x.exp());
-    let (mut a, mut b) = (10f64.ln(), 100_000f64.ln());
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    for _ in 0..60 {
-        let (c, d) = (b - g * (b - a), a + g * (b - a));
-        if f(c) < f(d) {
-            b = d;
-        } else {
-            a = c;
-        }
-    }
-    ((a + b) / 2.0).exp()
+    let log_k =
+        crate::golden::minimise(|x| result_loss(samples, x.exp()), 10f64.ln(), 100_000f64.ln(), 60);
+    log_k.exp()
 }
 
 /// Whether a game is held out (a hash of its id, so the split does not depend on order).
