@@ -751,10 +751,9 @@ impl Engine {
         }
         let victims = ordering::victims(&self.psq, pos, m);
         if victims > 0 {
-            let mvv = victims.min(1 << 20) * 8
-                - self.psq.value(ordering::mover_type(pos, m)).clamp(0, 1 << 20) / 128;
-            let good = victims >= self.psq.value(ordering::mover_type(pos, m))
-                || ordering::see_at_least(&self.psq, pos, m, 0);
+            let attacker = self.psq.value(ordering::mover_type(pos, m));
+            let mvv = victims.min(1 << 20) * 8 - attacker.clamp(0, 1 << 20) / 128;
+            let good = victims >= attacker || ordering::see_at_least(&self.psq, pos, m, 0);
             return if good {
                 ordering::KEY_GOOD_CAPTURE + mvv
             } else {
